@@ -1,0 +1,27 @@
+/** Two suites: fast unit tests beside the code, and integration tests against the real stack. */
+const { pathsToModuleNameMapper } = require('ts-jest');
+const { compilerOptions } = require('./tsconfig.json');
+
+const moduleNameMapper = pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' });
+// @kubernetes/client-node and its dependencies ship ESM only; jest's CommonJS loader needs them transformed.
+const esmPackages = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus'];
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }],
+  '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs' }, isolatedModules: true }],
+};
+const transformIgnorePatterns = [`node_modules/(?!(${esmPackages.join('|')})/)`];
+
+const common = { rootDir: __dirname, moduleNameMapper, transform, transformIgnorePatterns, testEnvironment: 'node' };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      testTimeout: 120000,
+    },
+  ],
+};

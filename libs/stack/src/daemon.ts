@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stackPaths } from './paths';
+
+/**
+ * A long-running local process started detached, with its pid in `.kpm/run/<name>.pid` and its
+ * output in `.kpm/logs/<name>.log`, so that `up`, `down` and `status` work across CLI invocations.
+ */
+export class Daemon {
+  constructor(readonly name: string) {}
+
+  get pidFile(): string {
+    return join(stackPaths.run(), `${this.name}.pid`);
+  }
+
+  get logFile(): string {
+    return join(stackPaths.logs(), `${this.name}.log`);
+  }
+
+  pid(): number | undefined {
+    if (!existsSync(this.pidFile)) return undefined;
+    const pid = Number(readFileSync(this.pidFile, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+  }
+
+  isRunning(): boolean {
+    return this.pid() !== undefined;
+  }
+
+  start(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): number {
+    const running = this.pid();
+    if (running) return running;
+    mkdirSync(stackPaths.run(), { recursive: true });
+    mkdirSync(stackPaths.logs(), { recursive: true });
+    const log = openSync(this.logFile, 'a');
+    try {
+      const child = spawn(command, args, {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        detached: true,
+        stdio: ['ignore', log, log],
+      });
+      if (!child.pid) throw new Error(`kpm: could not start ${this.name} (${command})`);
+      child.unref();
+      writeFileSync(this.pidFile, String(child.pid));
+      return child.pid;
+    } finally {
+      closeSync(log);
+    }
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  async stop(graceMs = 15000): Promise<void> {
+    const pid = this.pid();
+    if (pid) {
+      signalGroup(pid, 'SIGTERM');
+      if (!(await waitUntilDead(pid, graceMs))) {
+        signalGroup(pid, 'SIGKILL');
+        await waitUntilDead(pid, 5000);
+      }
+    }
+    rmSync(this.pidFile, { force: true });
+  }
+
+  /** The last lines of the log, for error messages when a start fails. */
+  tail(lines = 30): string {
+    if (!existsSync(this.logFile)) return '';
+    return readFileSync(this.logFile, 'utf8').split('\n').slice(-lines).join('\n');
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  // Detached children lead their own process group: signal the group so wrappers' children go too.
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, signal);
+      return;
+    } catch {
+      // fall through to the next target
+    }
+  }
+}
+
+async function waitUntilDead(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return !isAlive(pid);
+}

@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+/** The repository root: the nearest ancestor holding nest-cli.json (works from src, dist and jest). */
+export function repoRoot(start: string = __dirname): string {
+  let dir = resolve(start);
+  for (;;) {
+    if (existsSync(join(dir, 'nest-cli.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`kpm: no nest-cli.json above ${start}`);
+    dir = parent;
+  }
+}
+
+/** Where the local stack keeps its state; ignored by git. KPM_HOME overrides it. */
+export function kpmHome(): string {
+  return process.env.KPM_HOME ? resolve(process.env.KPM_HOME) : join(repoRoot(), '.kpm');
+}
+
+export const stackPaths = {
+  home: () => kpmHome(),
+  bin: () => join(kpmHome(), 'bin'),
+  logs: () => join(kpmHome(), 'logs'),
+  run: () => join(kpmHome(), 'run'),
+  data: (component: string) => join(kpmHome(), 'data', component),
+  cache: (what: string) => join(kpmHome(), 'cache', what),
+  envFile: () => join(kpmHome(), 'stack.env'),
+  /** Files of ours that provisioning reads: stack/kafka, stack/kube. */
+  source: (...parts: string[]) => join(repoRoot(), 'stack', ...parts),
+};
