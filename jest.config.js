@@ -6,8 +6,8 @@ const moduleNameMapper = pathsToModuleNameMapper(compilerOptions.paths, { prefix
 // @kubernetes/client-node and its dependencies ship ESM only; jest's CommonJS loader needs them transformed.
 const esmPackages = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus'];
 const transform = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }],
-  '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs' }, isolatedModules: true }],
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+  '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs' } }],
 };
 const transformIgnorePatterns = [`node_modules/(?!(${esmPackages.join('|')})/)`];
 

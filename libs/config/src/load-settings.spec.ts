@@ -1,0 +1,44 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidSettingsError, loadSettings } from './load-settings';
+
+function yamlFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'kpm-config-')), 'kpm.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('loadSettings', () => {
+  it('starts from drunc defaults', () => {
+    const settings = loadSettings('state', {});
+    expect(settings.labels.domain).toBe('drunc.daq');
+    expect(settings.kafka.partitions).toBe(6);
+    expect(settings.service).toBe('state');
+  });
+
+  it('lets the YAML file and then KPM_* variables override', () => {
+    const file = yamlFile('kafka:\n  partitions: 3\n  topicPrefix: daq\nlabels:\n  domain: example.org\n');
+    const settings = loadSettings('watcher', { KPM_CONFIG: file, KPM_TOPIC_PREFIX: 'lab', KPM_KAFKA_BROKERS: 'a:1, b:2' });
+    expect(settings.kafka.partitions).toBe(3);
+    expect(settings.kafka.topicPrefix).toBe('lab');
+    expect(settings.kafka.brokers).toEqual(['a:1', 'b:2']);
+    expect(settings.labels.domain).toBe('example.org');
+  });
+
+  it('names the offending setting', () => {
+    expect(() => loadSettings('state', { KPM_TOPIC_PARTITIONS: '0' })).toThrow(/kafka\.partitions: partitions must not be less than 1/);
+    expect(() => loadSettings('state', { KPM_KAFKA_BROKERS: 'nohost' })).toThrow(/kafka\.brokers: each broker must be host:port/);
+  });
+
+  it('rejects unknown settings in the file instead of ignoring a typo', () => {
+    const file = yamlFile('kafka:\n  partitons: 3\n');
+    expect(() => loadSettings('state', { KPM_CONFIG: file })).toThrow(InvalidSettingsError);
+    expect(() => loadSettings('state', { KPM_CONFIG: file })).toThrow(/kafka\.partitons/);
+  });
+
+  it('reports a file that is not a mapping', () => {
+    const file = yamlFile('- just\n- a list\n');
+    expect(() => loadSettings('state', { KPM_CONFIG: file })).toThrow(/must hold a mapping/);
+  });
+});

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { parse as parseYaml } from 'yaml';
+import { KpmSettings } from './settings';
+
+/** Raised at start when configuration is wrong; its message names every offending setting. */
+export class InvalidSettingsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid kpm configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'InvalidSettingsError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Environment variables that override the YAML file, by setting path. */
+const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
+  ['KPM_KAFKA_BROKERS', 'kafka.brokers', (raw) => raw.split(',').map((b) => b.trim()).filter(Boolean)],
+  ['KPM_TOPIC_PREFIX', 'kafka.topicPrefix', String],
+  ['KPM_TOPIC_PARTITIONS', 'kafka.partitions', Number],
+  ['KPM_MAX_RECORD_BYTES', 'kafka.maxRecordBytes', Number],
+  ['KPM_LABEL_DOMAIN', 'labels.domain', String],
+  ['KPM_HTTP_PORT', 'http.port', Number],
+  ['KPM_HTTP_HOST', 'http.host', String],
+  ['KPM_INSTANCE', 'instance', String],
+  ['KUBECONFIG', 'kubeconfig', String],
+];
+
+/**
+ * Settings from defaults (drunc's), then the YAML file named by KPM_CONFIG, then KPM_* variables.
+ * `service` names the caller; `defaults` lets each service set its own port.
+ */
+export function loadSettings(service: string, env: Env = process.env, defaults: object = {}): KpmSettings {
+  const merged: Record<string, unknown> = deepMerge({ service, instance: `${hostname()}-${process.pid}` }, defaults);
+  if (env.KPM_CONFIG) deepMerge(merged, readYaml(env.KPM_CONFIG));
+  for (const [name, path, convert] of ENV_OVERRIDES) {
+    const raw = env[name];
+    if (raw !== undefined && raw !== '') setPath(merged, path, convert(raw));
+  }
+  const settings = plainToInstance(KpmSettings, merged, { exposeDefaultValues: true });
+  const errors = validateSync(settings, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) throw new InvalidSettingsError(flatten(errors));
+  return settings;
+}
+
+function readYaml(file: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InvalidSettingsError([`KPM_CONFIG (${file}): ${(error as Error).message}`]);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new InvalidSettingsError([`KPM_CONFIG (${file}): the file must hold a mapping of settings`]);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function flatten(errors: ValidationError[], prefix = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = prefix ? `${prefix}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((message) => `${path}: ${message}`);
+    return [...own, ...flatten(error.children ?? [], path)];
+  });
+}
+
+function deepMerge(target: Record<string, unknown>, source: object): Record<string, unknown> {
+  for (const [key, value] of Object.entries(source)) {
+    const current = target[key];
+    if (isPlainObject(value) && isPlainObject(current)) deepMerge(current, value);
+    else target[key] = isPlainObject(value) ? deepMerge({}, value) : value;
+  }
+  return target;
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    if (!isPlainObject(node[part])) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]] = value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

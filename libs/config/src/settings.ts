@@ -1,0 +1,78 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import {
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+/** Kafka connection and topic layout (DESIGN §2). */
+export class KafkaConfig {
+  @IsArray()
+  @ArrayMinSize(1)
+  @Matches(/^[^\s:]+:\d{1,5}$/, { each: true, message: 'each broker must be host:port' })
+  brokers: string[] = ['127.0.0.1:19092'];
+
+  @Matches(/^[a-zA-Z0-9._-]{1,100}$/, { message: 'topicPrefix may hold letters, digits, ".", "_" and "-"' })
+  topicPrefix = 'kpm';
+
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  partitions = 6;
+
+  @IsInt()
+  @Min(1024)
+  @Max(100 * 1024 * 1024)
+  maxRecordBytes = 4 * 1024 * 1024;
+}
+
+/** drunc's `labels` setting: the domain of every label and finalizer kpm writes. */
+export class LabelConfig {
+  @Matches(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+    message: 'domain must be a DNS subdomain such as drunc.daq',
+  })
+  domain = 'drunc.daq';
+}
+
+export class HttpConfig {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  port = 0;
+
+  @IsString()
+  host = '127.0.0.1';
+}
+
+/** Everything a kpm service reads at start; each service uses the parts it needs. */
+export class KpmSettings {
+  @IsString()
+  service = 'kpm';
+
+  /** Names this replica in broadcasts and Kafka client ids. */
+  @IsString()
+  instance = 'local';
+
+  @ValidateNested()
+  @Type(() => KafkaConfig)
+  kafka = new KafkaConfig();
+
+  @ValidateNested()
+  @Type(() => LabelConfig)
+  labels = new LabelConfig();
+
+  @ValidateNested()
+  @Type(() => HttpConfig)
+  http = new HttpConfig();
+
+  @IsOptional()
+  @IsString()
+  kubeconfig?: string;
+}

@@ -1,0 +1,129 @@
+import type { Consumer, EachBatchPayload } from 'kafkajs';
+import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import type { DeadLetterSink } from './dead-letter-sink';
+import { toInboundRecord, type InboundRecord } from './inbound-record';
+import { PoisonRecordError } from './poison-record';
+
+/** What a handler may do besides its work: keep the group membership alive during long work. */
+export interface RecordContext {
+  heartbeat(): Promise<void>;
+  /** Aborted when the consumer stops or loses the partition; long handlers should give up. */
+  signal: AbortSignal;
+}
+
+export type RecordHandler = (record: InboundRecord, context: RecordContext) => Promise<void>;
+
+export interface RunnerLogger {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface ConsumerRunnerOptions {
+  consumer: Consumer;
+  topics: readonly string[];
+  handle: RecordHandler;
+  deadLetters: DeadLetterSink;
+  /** A valid record whose handler keeps failing is retried this often, then dead-lettered. */
+  maxAttempts?: number;
+  backoff?: BackoffPolicy;
+  /** Partitions handled in parallel: one failing partition never holds up the others. */
+  partitionsConsumedConcurrently?: number;
+  /** Heartbeats are sent this often while a handler runs (kafkajs only beats between messages). */
+  heartbeatEveryMs?: number;
+  fromBeginning?: boolean;
+  logger?: RunnerLogger;
+}
+
+/**
+ * At-least-once consumption: each record's offset is resolved only after its handler finished,
+ * poison records are dead-lettered and skipped, and handler failures back off instead of spinning.
+ */
+export class ConsumerRunner {
+  private readonly stopping = new AbortController();
+  private readonly options: Required<Omit<ConsumerRunnerOptions, 'logger'>> & { logger?: RunnerLogger };
+
+  constructor(options: ConsumerRunnerOptions) {
+    this.options = {
+      maxAttempts: 8,
+      backoff: { initialMs: 250, maxMs: 30_000 },
+      partitionsConsumedConcurrently: 6,
+      heartbeatEveryMs: 1_000,
+      fromBeginning: true,
+      ...options,
+    };
+  }
+
+  async start(): Promise<void> {
+    const { consumer, topics, fromBeginning, partitionsConsumedConcurrently } = this.options;
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...topics], fromBeginning });
+    await consumer.run({
+      autoCommit: true,
+      autoCommitInterval: 500,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently,
+      eachBatch: (payload) => this.consumeBatch(payload),
+    });
+  }
+
+  /** Finishes the record in hand (without starting retries), commits what is resolved, leaves the group. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.options.consumer.disconnect();
+  }
+
+  private async consumeBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
+    for (const message of batch.messages) {
+      if (!isRunning() || isStale()) return;
+      const record = toInboundRecord(batch.topic, batch.partition, message);
+      const finished = await this.withHeartbeats(heartbeat, () => this.handleWithRetries(record, heartbeat));
+      if (!finished) return; // stopping mid-retry: leave the offset unresolved so it is redelivered
+      resolveOffset(message.offset);
+      await commitOffsetsIfNecessary();
+    }
+  }
+
+  private async handleWithRetries(record: InboundRecord, heartbeat: () => Promise<void>): Promise<boolean> {
+    const { handle, maxAttempts, backoff, deadLetters, logger } = this.options;
+    const context: RecordContext = { heartbeat, signal: this.stopping.signal };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await handle(record, context);
+        return true;
+      } catch (error) {
+        if (error instanceof PoisonRecordError) {
+          await deadLetters.publish(record, error.reason, error.errors);
+          return true;
+        }
+        const reason = error instanceof Error ? error.message : String(error);
+        if (attempt >= maxAttempts) {
+          logger?.error(`${where(record)}: giving up after ${attempt} attempts: ${reason}`);
+          await deadLetters.publish(record, `handler failed after ${attempt} attempts: ${reason}`);
+          return true;
+        }
+        logger?.warn(`${where(record)}: attempt ${attempt} failed, retrying: ${reason}`);
+        await delay(backoffDelay(attempt, backoff), this.stopping.signal);
+        if (this.stopping.signal.aborted) return false;
+      }
+    }
+  }
+
+  private async withHeartbeats<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+    const timer = setInterval(() => {
+      heartbeat().catch((error: unknown) => {
+        // A rebalance surfaces here; the batch turns stale and the loop above stops at the next record.
+        this.options.logger?.warn(`heartbeat failed: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }, this.options.heartbeatEveryMs);
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+    }
+  }
+}
+
+function where(record: InboundRecord): string {
+  return `${record.topic}[${record.partition}]@${record.offset}`;
+}

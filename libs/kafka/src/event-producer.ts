@@ -1,0 +1,57 @@
+import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
+
+/** A record ready for Kafka: the key is the session (or process uuid on kpm.processes). */
+export interface OutboundRecord {
+  key: string;
+  /** null publishes a tombstone (compacted topics). */
+  value: Buffer | string | null;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The one way services write to Kafka: idempotent, acks from all in-sync replicas, resolves only
+ * once the broker has acknowledged (callers rely on that before removing finalizers or committing).
+ */
+export class EventProducer {
+  private readonly producer: Producer;
+  private connected = false;
+
+  constructor(kafka: Kafka) {
+    // maxInFlightRequests 1 keeps per-partition order across retries with kafkajs' idempotence.
+    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  }
+
+  async connect(): Promise<void> {
+    if (this.connected) return;
+    await this.producer.connect();
+    this.connected = true;
+  }
+
+  async send(topic: string, records: readonly OutboundRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.producer.send({
+      topic,
+      acks: -1,
+      compression: CompressionTypes.None,
+      messages: records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
+    });
+  }
+
+  /** Several topics in one request; still all-or-error from the caller's point of view. */
+  async sendMany(batches: ReadonlyArray<{ topic: string; records: readonly OutboundRecord[] }>): Promise<void> {
+    const topicMessages = batches
+      .filter((batch) => batch.records.length > 0)
+      .map((batch) => ({
+        topic: batch.topic,
+        messages: batch.records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
+      }));
+    if (topicMessages.length === 0) return;
+    await this.producer.sendBatch({ acks: -1, topicMessages });
+  }
+
+  async disconnect(): Promise<void> {
+    if (!this.connected) return;
+    this.connected = false;
+    await this.producer.disconnect();
+  }
+}

@@ -1,0 +1,98 @@
+import { Logger } from '@nestjs/common';
+import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import type { Kafka } from 'kafkajs';
+import { isObservable, lastValueFrom } from 'rxjs';
+import { parseRecord, type ValidationError as ContractError } from '@kpm/contracts';
+import { ConsumerRunner, type ConsumerRunnerOptions, type RecordContext } from '../consumer-runner';
+import type { DeadLetterSink } from '../dead-letter-sink';
+import type { InboundRecord } from '../inbound-record';
+import { PoisonRecordError } from '../poison-record';
+import { KafkaEventContext } from './kafka-event-context';
+
+/** Pattern of the handler that receives CloudEvents whose type or data failed validation. */
+export const INVALID_EVENT = 'kpm.invalid-event';
+
+/** What an `@EventPattern(INVALID_EVENT)` handler receives. */
+export interface InvalidEvent {
+  record: InboundRecord;
+  envelope: { id?: string; type?: string; subject?: string; source?: string };
+  errors: ContractError[];
+}
+
+export interface CloudEventServerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: readonly string[];
+  deadLetters: DeadLetterSink;
+  maxRecordBytes: number;
+  runner?: Partial<Pick<ConsumerRunnerOptions, 'maxAttempts' | 'backoff' | 'partitionsConsumedConcurrently'>>;
+  /** Reported when the consumer is in its group and fetching; feeds /readyz. */
+  onReady?: () => void;
+}
+
+/**
+ * A Nest transport that routes CloudEvents from Kafka to `@EventPattern(<event type>)` handlers.
+ *
+ * Nest's own ServerKafka is not used for consuming: it has no dead-letter path, retries failed
+ * event handlers forever on the same record, and offers eachMessage only. This keeps Nest's
+ * handler registry and decorators and puts kpm's at-least-once ConsumerRunner underneath.
+ */
+export class CloudEventServer extends Server implements CustomTransportStrategy {
+  protected override readonly logger = new Logger(CloudEventServer.name);
+  private runner?: ConsumerRunner;
+
+  constructor(private readonly options: CloudEventServerOptions) {
+    super();
+  }
+
+  listen(callback: (error?: unknown) => void): void {
+    const { kafka, groupId, topics, deadLetters, runner } = this.options;
+    const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+    consumer.on(consumer.events.GROUP_JOIN, () => this.options.onReady?.());
+    this.runner = new ConsumerRunner({
+      consumer,
+      topics,
+      deadLetters,
+      handle: (record, context) => this.dispatch(record, context),
+      logger: this.logger,
+      ...runner,
+    });
+    this.runner.start().then(
+      () => callback(),
+      (error: unknown) => callback(error),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.runner?.stop();
+  }
+
+  on(): never {
+    throw new Error('CloudEventServer does not expose client events');
+  }
+
+  unwrap<T>(): T {
+    throw new Error('CloudEventServer has no underlying client to unwrap');
+  }
+
+  private async dispatch(record: InboundRecord, context: RecordContext): Promise<void> {
+    const parsed = parseRecord(record.value, { maxBytes: this.options.maxRecordBytes, topic: record.topic });
+    const rpcContext = new KafkaEventContext([record, context]);
+    if (parsed.ok) {
+      const handler = this.getHandlerByPattern(parsed.event.type);
+      if (!handler) return; // a type this service does not act on: acknowledged and skipped
+      return this.run(handler(parsed.event, rpcContext));
+    }
+    if (parsed.kind === 'not-a-cloudevent') throw new PoisonRecordError(parsed.reason);
+    const invalidHandler = this.getHandlerByPattern(INVALID_EVENT);
+    if (!invalidHandler) throw new PoisonRecordError('invalid CloudEvent', parsed.errors);
+    const invalid: InvalidEvent = { record, envelope: parsed.envelope, errors: parsed.errors };
+    return this.run(invalidHandler(invalid, rpcContext));
+  }
+
+  /** Nest wraps handler errors into observables; unwrap them so the runner sees failures. */
+  private async run(result: unknown): Promise<void> {
+    const settled: unknown = await result;
+    if (isObservable(settled)) await lastValueFrom(settled, { defaultValue: undefined });
+  }
+}

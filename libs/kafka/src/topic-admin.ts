@@ -1,0 +1,74 @@
+import type { Admin, Kafka } from 'kafkajs';
+
+/** What a topic must look like; contracts' topic table is turned into these. */
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  config: Record<string, string>;
+}
+
+export interface TopicCheck {
+  name: string;
+  created: boolean;
+  /** Set when an existing topic differs in a way kpm cannot fix by itself. */
+  problem?: string;
+}
+
+/** Creates kpm's topics idempotently at service start (and for `kpm topics create`). */
+export class TopicAdmin {
+  constructor(private readonly kafka: Kafka) {}
+
+  async ensure(specs: readonly TopicSpec[]): Promise<TopicCheck[]> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = specs.filter((spec) => !existing.has(spec.name));
+      if (missing.length > 0) await createTolerantly(admin, missing);
+      const present = specs.filter((spec) => existing.has(spec.name));
+      const problems = await partitionProblems(admin, present);
+      return specs.map((spec) => ({
+        name: spec.name,
+        created: missing.includes(spec),
+        problem: problems.get(spec.name),
+      }));
+    } finally {
+      await admin.disconnect();
+    }
+  }
+}
+
+async function createTolerantly(admin: Admin, specs: readonly TopicSpec[]): Promise<void> {
+  try {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: specs.map((spec) => ({
+        topic: spec.name,
+        numPartitions: spec.partitions,
+        replicationFactor: -1,
+        configEntries: Object.entries(spec.config).map(([name, value]) => ({ name, value })),
+      })),
+    });
+  } catch (error) {
+    // Another service may have created them between our list and create: that is success.
+    const nested = (error as { errors?: Array<{ type?: string }> }).errors ?? [];
+    const onlyExists = nested.length > 0 && nested.every((e) => e.type === 'TOPIC_ALREADY_EXISTS');
+    if (!onlyExists && (error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+  }
+}
+
+async function partitionProblems(admin: Admin, specs: readonly TopicSpec[]): Promise<Map<string, string>> {
+  const problems = new Map<string, string>();
+  if (specs.length === 0) return problems;
+  const metadata = await admin.fetchTopicMetadata({ topics: specs.map((spec) => spec.name) });
+  for (const topic of metadata.topics) {
+    const spec = specs.find((candidate) => candidate.name === topic.name);
+    if (spec && topic.partitions.length !== spec.partitions) {
+      problems.set(
+        topic.name,
+        `has ${topic.partitions.length} partitions, kpm expects ${spec.partitions} (session keys would land on different partition numbers)`,
+      );
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,6 @@
+export * from './component';
+export * from './daemon';
+export * from './local-stack';
+export * from './paths';
+export * from './wait';
+export * from './default-stack';

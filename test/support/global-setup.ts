@@ -1,0 +1,7 @@
+import { defaultStack } from '@kpm/stack';
+
+/** Integration tests run against the real local stack; bring it up once (idempotent, fast when warm). */
+export default async function globalSetup(): Promise<void> {
+  const env = await defaultStack().up((message) => process.stdout.write(`[stack] ${message}\n`));
+  Object.assign(process.env, env);
+}
