@@ -1,11 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
-
-/** What a topic must look like; contracts' topic table is turned into these. */
-export interface TopicSpec {
-  name: string;
-  partitions: number;
-  config: Record<string, string>;
-}
+import type { TopicSpec } from '@kpm/contracts';
 
 export interface TopicCheck {
   name: string;
@@ -23,14 +17,14 @@ export class TopicAdmin {
     await admin.connect();
     try {
       const existing = new Set(await admin.listTopics());
-      const missing = specs.filter((spec) => !existing.has(spec.name));
+      const missing = specs.filter((spec) => !existing.has(spec.topic));
       if (missing.length > 0) await createTolerantly(admin, missing);
-      const present = specs.filter((spec) => existing.has(spec.name));
+      const present = specs.filter((spec) => existing.has(spec.topic));
       const problems = await partitionProblems(admin, present);
       return specs.map((spec) => ({
-        name: spec.name,
+        name: spec.topic,
         created: missing.includes(spec),
-        problem: problems.get(spec.name),
+        problem: problems.get(spec.topic),
       }));
     } finally {
       await admin.disconnect();
@@ -42,12 +36,7 @@ async function createTolerantly(admin: Admin, specs: readonly TopicSpec[]): Prom
   try {
     await admin.createTopics({
       waitForLeaders: true,
-      topics: specs.map((spec) => ({
-        topic: spec.name,
-        numPartitions: spec.partitions,
-        replicationFactor: -1,
-        configEntries: Object.entries(spec.config).map(([name, value]) => ({ name, value })),
-      })),
+      topics: specs.map(({ topic, numPartitions, configEntries }) => ({ topic, numPartitions, configEntries })),
     });
   } catch (error) {
     // Another service may have created them between our list and create: that is success.
@@ -60,13 +49,13 @@ async function createTolerantly(admin: Admin, specs: readonly TopicSpec[]): Prom
 async function partitionProblems(admin: Admin, specs: readonly TopicSpec[]): Promise<Map<string, string>> {
   const problems = new Map<string, string>();
   if (specs.length === 0) return problems;
-  const metadata = await admin.fetchTopicMetadata({ topics: specs.map((spec) => spec.name) });
+  const metadata = await admin.fetchTopicMetadata({ topics: specs.map((spec) => spec.topic) });
   for (const topic of metadata.topics) {
-    const spec = specs.find((candidate) => candidate.name === topic.name);
-    if (spec && topic.partitions.length !== spec.partitions) {
+    const spec = specs.find((candidate) => candidate.topic === topic.name);
+    if (spec && topic.partitions.length !== spec.numPartitions) {
       problems.set(
         topic.name,
-        `has ${topic.partitions.length} partitions, kpm expects ${spec.partitions} (session keys would land on different partition numbers)`,
+        `has ${topic.partitions.length} partitions, kpm expects ${spec.numPartitions} (session keys would land on different partition numbers)`,
       );
     }
   }

@@ -1,0 +1,5 @@
+export * from './kpm-labels';
+export * from './kube-client';
+export * from './kube-errors';
+export * from './kube-retry';
+export * from './pod-gateway';

@@ -1,0 +1,49 @@
+/**
+ * The labels, annotations and finalizer kpm puts on what it creates (DESIGN §6), under one
+ * configurable domain (drunc's `drunc_label`, default `drunc.daq`).
+ */
+export class KpmLabels {
+  readonly creator: string;
+  readonly uuid: string;
+  readonly session: string;
+  readonly treeId: string;
+  readonly role: string;
+  readonly user: string;
+  readonly app = 'app';
+  /** Set at pod creation; removed by the watcher only after the termination is on Kafka. */
+  readonly terminationFinalizer: string;
+  /** The ProcessSpec as JSON, so restart can rebuild the pod. */
+  readonly specAnnotation: string;
+  readonly commandAnnotation: string;
+
+  constructor(readonly domain: string = 'drunc.daq') {
+    this.creator = `creator.${domain}`;
+    this.uuid = `uuid.${domain}`;
+    this.session = `session.${domain}`;
+    this.treeId = `tree-id.${domain}`;
+    this.role = `role.${domain}`;
+    this.user = `user.${domain}`;
+    this.terminationFinalizer = `${domain}/termination-record`;
+    this.specAnnotation = `${domain}/process-spec`;
+    this.commandAnnotation = `${domain}/command-id`;
+  }
+
+  /** Every selector kpm uses starts here: a query can never reach an object kpm did not create. */
+  creatorSelector(extra: Record<string, string> = {}): string {
+    return Object.entries({ [this.creator]: 'kpm', ...extra })
+      .map(([key, value]) => `${key}=${value}`)
+      .join(',');
+  }
+
+  sessionSelector(session: string): string {
+    return this.creatorSelector({ [this.session]: session });
+  }
+
+  uuidSelector(uuid: string): string {
+    return this.creatorSelector({ [this.uuid]: uuid });
+  }
+
+  isOurs(labels: Record<string, string> | undefined): boolean {
+    return labels?.[this.creator] === 'kpm';
+  }
+}

@@ -1,0 +1,64 @@
+/** What kind of failure a Kubernetes API call had, so callers retry only what can succeed later. */
+export type KubeFailureKind = 'not-found' | 'conflict' | 'gone' | 'invalid' | 'forbidden' | 'retryable' | 'other';
+
+export interface KubeFailure {
+  kind: KubeFailureKind;
+  status?: number;
+  reason: string;
+  message: string;
+}
+
+const RETRYABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+
+/** Classifies an error thrown by @kubernetes/client-node (ApiException carries `.code` and `.body`). */
+export function classifyKubeError(error: unknown): KubeFailure {
+  const status = statusOf(error);
+  const { reason, message } = describe(error);
+  if (status === undefined) {
+    const code = (error as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ?? (error as { code?: unknown })?.code;
+    const retryable = typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code);
+    return { kind: retryable || isFetchFailure(error) ? 'retryable' : 'other', reason: String(code ?? reason), message };
+  }
+  const kind: KubeFailureKind =
+    status === 404
+      ? 'not-found'
+      : status === 409
+        ? 'conflict'
+        : status === 410
+          ? 'gone'
+          : status === 422 || status === 400
+            ? 'invalid'
+            : status === 401 || status === 403
+              ? 'forbidden'
+              : status === 429 || status >= 500
+                ? 'retryable'
+                : 'other';
+  return { kind, status, reason, message };
+}
+
+function statusOf(error: unknown): number | undefined {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+function describe(error: unknown): { reason: string; message: string } {
+  const body = (error as { body?: unknown })?.body;
+  const status = parseBody(body);
+  if (status) return { reason: status.reason ?? 'Unknown', message: status.message ?? String(body) };
+  return { reason: error instanceof Error ? error.name : 'Unknown', message: error instanceof Error ? error.message : String(error) };
+}
+
+function parseBody(body: unknown): { reason?: string; message?: string } | undefined {
+  if (typeof body === 'string') {
+    try {
+      return JSON.parse(body) as { reason?: string; message?: string };
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof body === 'object' && body !== null ? (body as { reason?: string; message?: string }) : undefined;
+}
+
+function isFetchFailure(error: unknown): boolean {
+  return error instanceof TypeError && /fetch failed/i.test(error.message);
+}

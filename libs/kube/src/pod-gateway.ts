@@ -1,0 +1,119 @@
+import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import type { KpmLabels } from './kpm-labels';
+import { classifyKubeError } from './kube-errors';
+import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
+
+/**
+ * Pods as kpm may touch them: every list is creator-labelled, deletes and patches refuse pods
+ * without kpm's creator label.
+ */
+export class PodGateway {
+  constructor(
+    private readonly core: CoreV1Api,
+    private readonly labels: KpmLabels,
+    private readonly retry: KubeRetryOptions = {},
+  ) {}
+
+  /** Lists kpm's pods (optionally narrowed by extra label equalities), in one namespace or all. */
+  async list(extra: Record<string, string> = {}, namespace?: string): Promise<{ pods: V1Pod[]; resourceVersion: string }> {
+    const labelSelector = this.labels.creatorSelector(extra);
+    const list = await withKubeRetry(
+      () =>
+        namespace
+          ? this.core.listNamespacedPod({ namespace, labelSelector })
+          : this.core.listPodForAllNamespaces({ labelSelector }),
+      this.retry,
+    );
+    return { pods: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
+  }
+
+  async create(namespace: string, pod: V1Pod): Promise<V1Pod> {
+    if (!this.labels.isOurs(pod.metadata?.labels)) throw new Error('kpm creates only pods carrying its creator label');
+    return withKubeRetry(() => this.core.createNamespacedPod({ namespace, body: pod }), this.retry);
+  }
+
+  /** The pod if it exists and is kpm's, else undefined. */
+  async read(namespace: string, name: string): Promise<V1Pod | undefined> {
+    try {
+      const pod = await withKubeRetry(() => this.core.readNamespacedPod({ namespace, name }), this.retry);
+      return this.labels.isOurs(pod.metadata?.labels) ? pod : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Deletes a pod of kpm's; a pod already gone is fine (returns false). */
+  async delete(pod: V1Pod, gracePeriodSeconds: number): Promise<boolean> {
+    const { namespace, name, uid } = pod.metadata ?? {};
+    if (!namespace || !name || !this.labels.isOurs(pod.metadata?.labels)) return false;
+    try {
+      await withKubeRetry(
+        () =>
+          this.core.deleteNamespacedPod({
+            namespace,
+            name,
+            gracePeriodSeconds,
+            // Never delete a newer pod that reused the name (restart keeps the uuid and name).
+            body: { preconditions: uid ? { uid } : undefined, gracePeriodSeconds },
+          }),
+        this.retry,
+      );
+      return true;
+    } catch (error) {
+      const kind = unwrapKind(error);
+      if (kind === 'not-found' || kind === 'conflict') return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Removes one finalizer with a JSON patch guarded by a `test` op, so a concurrent change of the
+   * finalizer list makes the patch fail (and be retried on the next event) instead of removing
+   * the wrong entry. Returns false when the pod or the finalizer is already gone.
+   */
+  async removeFinalizer(pod: V1Pod, finalizer: string): Promise<boolean> {
+    const { namespace, name } = pod.metadata ?? {};
+    const index = pod.metadata?.finalizers?.indexOf(finalizer) ?? -1;
+    if (!namespace || !name || index < 0 || !this.labels.isOurs(pod.metadata?.labels)) return false;
+    const patch = [
+      { op: 'test', path: `/metadata/finalizers/${index}`, value: finalizer },
+      { op: 'remove', path: `/metadata/finalizers/${index}` },
+    ];
+    try {
+      await withKubeRetry(
+        () =>
+          this.core.patchNamespacedPod(
+            { namespace, name, body: patch },
+            setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+          ),
+        this.retry,
+      );
+      return true;
+    } catch (error) {
+      if (unwrapKind(error) === 'not-found') return false;
+      throw error;
+    }
+  }
+
+  /** The last lines of the pod's main container log, bounded in bytes. */
+  async logs(pod: V1Pod, tailLines: number, limitBytes: number): Promise<string[]> {
+    const { namespace, name } = pod.metadata ?? {};
+    if (!namespace || !name) return [];
+    const text = await withKubeRetry(
+      () => this.core.readNamespacedPodLog({ namespace, name, tailLines, limitBytes }),
+      this.retry,
+    );
+    return text.split('\n').filter((line, index, all) => line !== '' || index < all.length - 1);
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return unwrapKind(error) === 'not-found';
+}
+
+/** withKubeRetry wraps failures in KubeCallFailed; plain ApiExceptions are classified directly. */
+function unwrapKind(error: unknown): string {
+  const failure = (error as { failure?: { kind: string } }).failure;
+  return failure?.kind ?? classifyKubeError(error).kind;
+}
