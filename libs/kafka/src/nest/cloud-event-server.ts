@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { Kafka } from 'kafkajs';
 import { isObservable, lastValueFrom } from 'rxjs';
-import { parseRecord, type ValidationError as ContractError } from '@kpm/contracts';
+import { parseRecord, type FieldError } from '@kpm/contracts';
 import { ConsumerRunner, type ConsumerRunnerOptions, type RecordContext } from '../consumer-runner';
 import type { DeadLetterSink } from '../dead-letter-sink';
 import type { InboundRecord } from '../inbound-record';
@@ -16,7 +16,7 @@ export const INVALID_EVENT = 'kpm.invalid-event';
 export interface InvalidEvent {
   record: InboundRecord;
   envelope: { id?: string; type?: string; subject?: string; source?: string };
-  errors: ContractError[];
+  errors: FieldError[];
 }
 
 export interface CloudEventServerOptions {

@@ -1,0 +1,17 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { topicName } from '@kpm/contracts';
+import type { KpmSettings } from '@kpm/config';
+import { ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
+import { CommandsController } from './commands.controller';
+
+@Module({})
+export class BootWorkerModule {
+  static register(settings: KpmSettings): DynamicModule {
+    return { module: BootWorkerModule, imports: [ServiceKitModule.forRoot(settings)], controllers: [CommandsController] };
+  }
+
+  /** The boot-worker's consumer group reads every command. */
+  static consumer(settings: KpmSettings): ServiceConsumer {
+    return { groupId: `${settings.kafka.topicPrefix}-boot-worker`, topics: [topicName('commands', settings.kafka.topicPrefix)] };
+  }
+}

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { defaultStack } from '@kpm/stack';
+import { printJson, printTable } from '../output';
+
+export function registerStackCommands(program: Command): void {
+  const stack = program
+    .command('stack')
+    .description('the embedded local stack: Apache Kafka (KRaft), etcd, kube-apiserver and kwok on 127.0.0.1');
+
+  stack
+    .command('up')
+    .description('provision what is missing, start what is not running, write .kpm/stack.env')
+    .action(async () => {
+      const started = Date.now();
+      const env = await defaultStack().up((message) => console.error(`kpm stack: ${message}`));
+      for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);
+      console.error(`kpm stack: up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    });
+
+  stack
+    .command('down')
+    .description('stop every component (data is kept for the next up)')
+    .action(async () => {
+      await defaultStack().down();
+      console.error('kpm stack: down');
+    });
+
+  stack
+    .command('status')
+    .description('which components run, their pids and endpoints')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const status = await defaultStack().status();
+      if (options.json) printJson(status);
+      else printTable(status as unknown as Record<string, unknown>[], ['name', 'running', 'pid', 'endpoint', 'detail']);
+    });
+}

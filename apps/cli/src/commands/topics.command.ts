@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { topicSpecs } from '@kpm/contracts';
+import { loadSettings } from '@kpm/config';
+import { createKafkaClient, TopicAdmin } from '@kpm/kafka';
+import { readStackEnv } from '@kpm/stack';
+import { printJson, printTable } from '../output';
+
+export function registerTopicsCommands(program: Command): void {
+  const topics = program.command('topics').description("kpm's Kafka topics");
+  topics
+    .command('create')
+    .description('create the topics idempotently with their partitions and cleanup policies')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const settings = loadSettings('cli', { ...readStackEnv(), ...process.env });
+      const kafka = createKafkaClient({ ...settings.kafka, clientId: 'kpm-cli' });
+      const checks = await new TopicAdmin(kafka).ensure(
+        topicSpecs({ prefix: settings.kafka.topicPrefix, partitions: settings.kafka.partitions }),
+      );
+      if (options.json) printJson(checks);
+      else printTable(checks as unknown as Record<string, unknown>[], ['name', 'created', 'problem']);
+    });
+}

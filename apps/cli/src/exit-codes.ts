@@ -1,0 +1,18 @@
+/** What the CLI's exit status means to scripts (DESIGN §7 / issue 7). */
+export const ExitCode = {
+  done: 0,
+  failed: 1,
+  usage: 2,
+  timedOut: 3,
+} as const;
+
+/** An error the CLI reports in one line and exits with, instead of a stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = ExitCode.failed,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import {
+  BroadcastEventType,
+  buildEvent,
+  encodeEvent,
+  topicName,
+  type Broadcast,
+  type BroadcastType,
+} from '@kpm/contracts';
+import { KpmSettings } from '@kpm/config';
+import { EventProducer } from '@kpm/kafka';
+
+export interface BroadcastInput {
+  /** Derived from what caused it (eventId(...)), so a re-broadcast after a crash has the same id. */
+  id: string;
+  broadcastType: BroadcastType;
+  text: string;
+  session?: string;
+  data?: Record<string, unknown>;
+}
+
+/** drunc's broadcast model on `kpm.broadcast`, keyed by session (or by service for service-wide news). */
+@Injectable()
+export class Broadcaster {
+  constructor(
+    private readonly producer: EventProducer,
+    private readonly settings: KpmSettings,
+  ) {}
+
+  async broadcast(input: BroadcastInput): Promise<void> {
+    await this.producer.send(topicName('broadcast', this.settings.kafka.topicPrefix), [this.encode(input)]);
+  }
+
+  /** The record, for callers that batch it with other writes. */
+  encode(input: BroadcastInput): ReturnType<typeof encodeEvent> {
+    const { service, instance } = this.settings;
+    const data: Broadcast = {
+      emitter: { service, instance, session: input.session },
+      broadcastType: input.broadcastType,
+      text: input.text,
+      data: input.data,
+    };
+    const event = buildEvent({
+      id: input.id,
+      type: BroadcastEventType.broadcast,
+      source: `/kpm/${service}/${instance}`,
+      subject: input.session ?? service,
+      data,
+    });
+    return encodeEvent(event);
+  }
+}

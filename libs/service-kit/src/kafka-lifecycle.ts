@@ -1,0 +1,67 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
+import { eventId, topicSpecs } from '@kpm/contracts';
+import { KpmSettings } from '@kpm/config';
+import { EventProducer, TopicAdmin } from '@kpm/kafka';
+import { Broadcaster } from './broadcaster';
+import { KAFKA_CLIENT } from './tokens';
+
+/**
+ * Creates kpm's topics idempotently and connects the producer before any handler runs; the
+ * producer disconnects last, after the consumer finished its in-flight record.
+ */
+@Injectable()
+export class KafkaLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger(KafkaLifecycle.name);
+  /** Distinguishes this start from earlier ones of the same instance name in broadcast ids. */
+  private readonly startedAt = Date.now();
+
+  constructor(
+    @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
+    private readonly producer: EventProducer,
+    private readonly settings: KpmSettings,
+    private readonly broadcaster: Broadcaster,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { topicPrefix, partitions } = this.settings.kafka;
+    const checks = await new TopicAdmin(this.kafka).ensure(topicSpecs({ prefix: topicPrefix, partitions }));
+    for (const check of checks) {
+      if (check.created) this.logger.log(`created topic ${check.name}`);
+      if (check.problem) this.logger.warn(`topic ${check.name} ${check.problem}`);
+    }
+    await this.producer.connect();
+  }
+
+  /** drunc's SERVER_READY, once the service consumes and serves. */
+  async announceReady(url: string): Promise<void> {
+    const { service, instance } = this.settings;
+    await this.broadcaster.broadcast({
+      id: eventId('server-ready', service, instance, String(this.startedAt)),
+      broadcastType: 'SERVER_READY',
+      text: `${service} ${instance} ready at ${url}`,
+    });
+  }
+
+  async beforeApplicationShutdown(signal?: string): Promise<void> {
+    const { service, instance } = this.settings;
+    await this.broadcaster
+      .broadcast({
+        id: eventId('server-shutdown', service, instance, String(this.startedAt)),
+        broadcastType: 'SERVER_SHUTDOWN',
+        text: `${service} ${instance} shutting down${signal ? ` on ${signal}` : ''}`,
+      })
+      .catch((error: unknown) => this.logger.warn(`could not broadcast SERVER_SHUTDOWN: ${String(error)}`));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.producer.disconnect();
+  }
+}

@@ -1,0 +1,21 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+
+/** One Prometheus registry per service, labelled with the service name. */
+export function createMetricsRegistry(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry, prefix: 'kpm_' });
+  return registry;
+}
+
+@Controller()
+export class MetricsController {
+  constructor(private readonly registry: Registry) {}
+
+  @Get('metrics')
+  @Header('Content-Type', 'text/plain; version=0.0.4')
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

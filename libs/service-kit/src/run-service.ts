@@ -1,0 +1,63 @@
+import { type DynamicModule, type INestApplication, Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { Kafka } from 'kafkajs';
+import { InvalidSettingsError, type KpmSettings, loadSettings } from '@kpm/config';
+import { CloudEventServer, KafkaDeadLetterSink } from '@kpm/kafka';
+import { KafkaLifecycle } from './kafka-lifecycle';
+import { Readiness } from './readiness';
+import { KAFKA_CLIENT } from './tokens';
+
+export interface ServiceConsumer {
+  /** Consumer group; one group per service so each service sees every record. */
+  groupId: string;
+  topics: readonly string[];
+}
+
+/** Reads settings or stops the process with a message naming the bad setting (exit code 78, EX_CONFIG). */
+export function settingsOrExit(service: string, defaults: object = {}): KpmSettings {
+  try {
+    return loadSettings(service, process.env, defaults);
+  } catch (error) {
+    if (!(error instanceof InvalidSettingsError)) throw error;
+    console.error(`kpm ${service}: ${error.message}`);
+    process.exit(78);
+  }
+}
+
+/**
+ * Starts a service: HTTP (health, metrics, APIs), the Kafka transport for its handlers, and
+ * shutdown hooks so SIGTERM finishes in-flight work. Returns the app (tests use port 0).
+ */
+export async function runService(
+  module: DynamicModule,
+  settings: KpmSettings,
+  consumer?: ServiceConsumer,
+): Promise<INestApplication> {
+  const logger = new Logger(settings.service);
+  const app = await NestFactory.create(module, { bufferLogs: false, logger: ['log', 'warn', 'error'] });
+  app.enableShutdownHooks();
+  if (consumer) {
+    const readiness = app.get(Readiness);
+    readiness.expect('kafka-consumer');
+    app.connectMicroservice(
+      {
+        strategy: new CloudEventServer({
+          kafka: app.get<Kafka>(KAFKA_CLIENT),
+          groupId: consumer.groupId,
+          topics: consumer.topics,
+          deadLetters: app.get(KafkaDeadLetterSink),
+          maxRecordBytes: settings.kafka.maxRecordBytes,
+          onReady: () => readiness.set('kafka-consumer', true),
+        }),
+      },
+      { inheritAppConfig: true },
+    );
+  }
+  await app.init();
+  await app.startAllMicroservices();
+  await app.listen(settings.http.port, settings.http.host);
+  const url = await app.getUrl();
+  await app.get(KafkaLifecycle).announceReady(url);
+  logger.log(`${settings.service} listening on ${url}`);
+  return app;
+}

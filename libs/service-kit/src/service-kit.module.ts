@@ -1,0 +1,45 @@
+import { type DynamicModule, Global, Logger, Module } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
+import { Registry } from 'prom-client';
+import { KpmSettings } from '@kpm/config';
+import { createKafkaClient, EventProducer, KafkaDeadLetterSink } from '@kpm/kafka';
+import { Broadcaster } from './broadcaster';
+import { HealthController } from './health.controller';
+import { KafkaLifecycle } from './kafka-lifecycle';
+import { createMetricsRegistry, MetricsController } from './metrics';
+import { Readiness } from './readiness';
+import { KAFKA_CLIENT } from './tokens';
+
+/**
+ * What every kpm service shares: settings, Kafka client, producer, dead letters, broadcasts,
+ * health, readiness and metrics. Apps import it once with their settings.
+ */
+@Global()
+@Module({})
+export class ServiceKitModule {
+  static forRoot(settings: KpmSettings): DynamicModule {
+    const kafka = createKafkaClient(
+      { ...settings.kafka, clientId: `kpm-${settings.service}-${settings.instance}` },
+      new Logger('kafkajs'),
+    );
+    return {
+      module: ServiceKitModule,
+      controllers: [HealthController, MetricsController],
+      providers: [
+        { provide: KpmSettings, useValue: settings },
+        { provide: KAFKA_CLIENT, useValue: kafka },
+        { provide: Registry, useValue: createMetricsRegistry(settings.service) },
+        { provide: EventProducer, useFactory: (client: Kafka) => new EventProducer(client), inject: [KAFKA_CLIENT] },
+        {
+          provide: KafkaDeadLetterSink,
+          useFactory: (producer: EventProducer) => new KafkaDeadLetterSink(producer, settings.kafka.topicPrefix),
+          inject: [EventProducer],
+        },
+        Readiness,
+        Broadcaster,
+        KafkaLifecycle,
+      ],
+      exports: [KpmSettings, KAFKA_CLIENT, Registry, EventProducer, KafkaDeadLetterSink, Readiness, Broadcaster],
+    };
+  }
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import type { CloudEvent } from '@kpm/contracts';
+
+export interface ProbedRecord {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: Buffer | null;
+  event?: CloudEvent<Record<string, unknown>>;
+}
+
+/**
+ * Reads topics from the beginning into memory so a test can wait for the record it expects —
+ * waiting on the event itself, never on a sleep.
+ */
+export class TopicProbe {
+  readonly records: ProbedRecord[] = [];
+  private readonly waiters = new Set<() => void>();
+  private consumer?: Consumer;
+
+  constructor(
+    private readonly brokers: string[],
+    private readonly topics: string[],
+  ) {}
+
+  async start(): Promise<this> {
+    const kafka = new Kafka({ clientId: 'kpm-test-probe', brokers: this.brokers, logLevel: logLevel.NOTHING });
+    this.consumer = kafka.consumer({ groupId: `kpm-test-probe-${randomUUID()}` });
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
+    await this.consumer.run({
+      eachMessage: async ({ topic, partition, message }) => {
+        this.records.push({
+          topic,
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+          value: message.value,
+          event: tryParse(message.value),
+        });
+        for (const wake of this.waiters) wake();
+      },
+    });
+    return this;
+  }
+
+  /** Resolves with the first record matching `predicate`, or fails after `timeoutMs` listing what was seen. */
+  waitFor(predicate: (record: ProbedRecord) => boolean, timeoutMs = 30_000): Promise<ProbedRecord> {
+    const found = this.records.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const wake = () => {
+        const match = this.records.find(predicate);
+        if (!match) return;
+        cleanup();
+        resolve(match);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        const seen = this.records.map((r) => `${r.topic} ${r.event?.type ?? '(not a CloudEvent)'} ${r.event?.id ?? ''}`);
+        reject(new Error(`no matching record within ${timeoutMs} ms; saw:\n${seen.join('\n')}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+      };
+      this.waiters.add(wake);
+    });
+  }
+
+  events(type?: string): CloudEvent<Record<string, unknown>>[] {
+    return this.records.flatMap((r) => (r.event && (!type || r.event.type === type) ? [r.event] : []));
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+  }
+}
+
+function tryParse(value: Buffer | null): CloudEvent<Record<string, unknown>> | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(value.toString('utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null && 'specversion' in parsed
+      ? (parsed as CloudEvent<Record<string, unknown>>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
