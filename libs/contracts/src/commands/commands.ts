@@ -1,0 +1,115 @@
+/**
+ * The `data` of each command on `kpm.commands` (DESIGN §4). The CloudEvent id is the command
+ * id; the subject is the session.
+ */
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { IsDnsLabel, IsSeconds, IsUserName } from '../validation/rules';
+import type { FieldError } from '../validation/validate';
+import { LIMITS } from './limits';
+import { ProcessQuery } from './process-query';
+import { ProcessSpec } from './process-spec';
+
+export class BootCommand {
+  /** Becomes the namespace. */
+  @IsDnsLabel()
+  session!: string;
+
+  @IsUserName()
+  user!: string;
+
+  @IsArray()
+  @ArrayMinSize(1, { message: 'must list at least one process' })
+  @ArrayMaxSize(LIMITS.maxProcessesPerBoot, {
+    message: `must list at most ${LIMITS.maxProcessesPerBoot} processes`,
+  })
+  @ValidateNested({ each: true })
+  @Type(() => ProcessSpec)
+  processes!: ProcessSpec[];
+
+  /** Names become pod names in one namespace, so a boot may not repeat one. */
+  static crossCheck(boot: BootCommand): FieldError[] {
+    if (!Array.isArray(boot.processes)) return [];
+    const first = new Map<string, number>();
+    const errors: FieldError[] = [];
+    boot.processes.forEach((p: Partial<ProcessSpec> | null, i) => {
+      const name = p?.name;
+      if (typeof name !== 'string') return;
+      const earlier = first.get(name);
+      if (earlier === undefined) first.set(name, i);
+      else
+        errors.push({
+          path: `processes[${i}].name`,
+          message: `duplicate name "${name}" (also processes[${earlier}])`,
+        });
+    });
+    return errors;
+  }
+}
+
+/** Commands that take a query share this shape. */
+abstract class QueryCommand {
+  @ValidateNested()
+  @Type(() => ProcessQuery)
+  query!: ProcessQuery;
+}
+
+/** Kill the processes the query selects, in drunc's shutdown order. */
+export class KillCommand extends QueryCommand {
+  @IsOptional()
+  @IsSeconds(LIMITS.maxGracePeriodSeconds)
+  gracePeriodSeconds?: number;
+
+  @IsOptional()
+  @IsSeconds(LIMITS.maxTimeoutSeconds)
+  timeoutSeconds?: number;
+}
+
+/** Kill every process of the session, then delete its namespace (unless `keepNamespace`). */
+export class TerminateCommand {
+  @IsDnsLabel()
+  session!: string;
+
+  @IsUserName()
+  user!: string;
+
+  @IsOptional()
+  @IsSeconds(LIMITS.maxGracePeriodSeconds)
+  gracePeriodSeconds?: number;
+
+  @IsOptional()
+  @IsSeconds(LIMITS.maxTimeoutSeconds)
+  timeoutSeconds?: number;
+
+  @IsOptional()
+  @IsBoolean()
+  keepNamespace?: boolean;
+}
+
+/** Must match exactly one process: kill it and boot it again with the same uuid and spec. */
+export class RestartCommand extends QueryCommand {}
+
+/** Forget DEAD processes (state only). */
+export class FlushCommand extends QueryCommand {}
+
+/** List processes, answered by the state service from its table. */
+export class PsCommand extends QueryCommand {}
+
+/** The last `tailLines` lines of one process's log. */
+export class LogsCommand extends QueryCommand {
+  @IsOptional()
+  @IsInt({ message: 'must be a whole number of lines' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(LIMITS.maxTailLines, { message: `must be at most ${LIMITS.maxTailLines}` })
+  tailLines?: number = LIMITS.defaultTailLines;
+}

@@ -1,0 +1,4 @@
+export * from './commands';
+export * from './limits';
+export * from './process-query';
+export * from './process-spec';

@@ -1,0 +1,132 @@
+/**
+ * What to boot: drunc's BootRequest (ProcessDescription + ProcessRestriction) in camelCase,
+ * plus the Kubernetes knobs kpm adds (image, labels, annotations, resources).
+ *
+ * Which images or privileges are allowed is configuration, enforced by the boot-worker, not here.
+ */
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import {
+  HOSTNAME,
+  HOSTNAME_MAX,
+  IsDnsLabel,
+  IsSafeAbsolutePath,
+  IsStringMap,
+  IsTreeId,
+} from '../validation/rules';
+import { LIMITS } from './limits';
+
+/** One command of the process; the pod runs them joined by `&&`, the last one `exec`'d. */
+export class ExecutableAndArguments {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(LIMITS.maxStringLength)
+  exec!: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.maxArgsPerCommand)
+  @IsString({ each: true })
+  @MaxLength(LIMITS.maxStringLength, { each: true })
+  args?: string[] = [];
+}
+
+/** Where a process may run: `allowedHosts[0]` becomes the pod's node selector. */
+export class ProcessRestriction {
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.maxAllowedHosts)
+  @MaxLength(HOSTNAME_MAX, { each: true })
+  @Matches(HOSTNAME, {
+    each: true,
+    message: 'each host must be a Kubernetes node name (DNS-1123 subdomain)',
+  })
+  allowedHosts?: string[];
+
+  /** Host directory mounted for data; absolute and without `..`, see `unsafePathReason`. */
+  @IsOptional()
+  @IsSafeAbsolutePath()
+  dataMount?: string;
+}
+
+/** Kubernetes requests and limits, e.g. `{cpu: "500m", memory: "1Gi"}`. */
+export class Resources {
+  @IsOptional()
+  @IsStringMap('isQuantityMap')
+  requests?: Record<string, string>;
+
+  @IsOptional()
+  @IsStringMap('isQuantityMap')
+  limits?: Record<string, string>;
+}
+
+export class ProcessSpec {
+  /** Given by the client, or derived by the boot-worker from (command id, index). */
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a UUID' })
+  uuid?: string;
+
+  /** Becomes the pod name, hence a DNS-1123 label. */
+  @IsDnsLabel()
+  name!: string;
+
+  /** drunc's position in the control tree; decides the role and the shutdown stage. */
+  @IsOptional()
+  @IsTreeId()
+  treeId?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  @Matches(/^\S+$/, { message: 'must be an image reference without whitespace' })
+  image?: string;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(LIMITS.maxCommandsPerProcess)
+  @ValidateNested({ each: true })
+  @Type(() => ExecutableAndArguments)
+  executableAndArguments!: ExecutableAndArguments[];
+
+  @IsOptional()
+  @IsStringMap('isEnvMap')
+  env?: Record<string, string>;
+
+  @IsOptional()
+  @IsSafeAbsolutePath()
+  executionDirectory?: string;
+
+  @IsOptional()
+  @IsSafeAbsolutePath()
+  logsPath?: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ProcessRestriction)
+  restriction?: ProcessRestriction;
+
+  @IsOptional()
+  @IsStringMap('isLabelMap')
+  labels?: Record<string, string>;
+
+  @IsOptional()
+  @IsStringMap('isAnnotationMap')
+  annotations?: Record<string, string>;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => Resources)
+  resources?: Resources;
+}

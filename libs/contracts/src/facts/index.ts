@@ -1,0 +1,3 @@
+export * from './process-events';
+export * from './process-instance';
+export * from './termination';

@@ -1,0 +1,108 @@
+/**
+ * drunc's ProcessInstance plus the Kubernetes facts kpm knows about the pod (DESIGN §5). The
+ * state service keeps one per uuid on `kpm.processes`; completions and `ps` answers carry them.
+ */
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  ValidateNested,
+} from 'class-validator';
+import { PROCESS_STATUSES, ROLES, type ProcessStatus, type Role } from '../event-types';
+import { ExecutableAndArguments, ProcessRestriction } from '../commands/process-spec';
+import { IsSafeAbsolutePath, IsStringMap, IsTimestamp, IsTreeId } from '../validation/rules';
+
+export class ProcessMetadata {
+  @IsString()
+  user!: string;
+
+  @IsString()
+  session!: string;
+
+  @IsString()
+  name!: string;
+
+  @IsOptional()
+  @IsTreeId()
+  treeId?: string;
+
+  /** The node the pod runs on, once scheduled. */
+  @IsOptional()
+  @IsString()
+  hostname?: string;
+}
+
+export class ProcessDescription {
+  @ValidateNested()
+  @Type(() => ProcessMetadata)
+  metadata!: ProcessMetadata;
+
+  @IsStringMap('isEnvMap')
+  env!: Record<string, string>;
+
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ExecutableAndArguments)
+  executableAndArguments!: ExecutableAndArguments[];
+
+  @IsOptional()
+  @IsSafeAbsolutePath()
+  executionDirectory?: string;
+
+  @IsOptional()
+  @IsSafeAbsolutePath()
+  logsPath?: string;
+}
+
+export class ProcessInstance {
+  @IsUUID('all', { message: 'must be a UUID' })
+  uuid!: string;
+
+  @ValidateNested()
+  @Type(() => ProcessDescription)
+  description!: ProcessDescription;
+
+  @ValidateNested()
+  @Type(() => ProcessRestriction)
+  restriction!: ProcessRestriction;
+
+  @IsIn(PROCESS_STATUSES)
+  statusCode!: ProcessStatus;
+
+  /** The exit code once DEAD; absent while RUNNING. */
+  @IsOptional()
+  @IsInt()
+  returnCode?: number;
+
+  /** Why it ended (`Completed`, `Error`, `OOMKilled`, `PodDeleted`, …). */
+  @IsOptional()
+  @IsString()
+  reason?: string;
+
+  @IsString()
+  namespace!: string;
+
+  @IsString()
+  podName!: string;
+
+  @IsString()
+  podUid!: string;
+
+  @IsOptional()
+  @IsString()
+  nodeName?: string;
+
+  @IsIn(ROLES)
+  role!: Role;
+
+  @IsTimestamp()
+  bootedAt!: string;
+
+  @IsOptional()
+  @IsTimestamp()
+  terminatedAt?: string;
+}

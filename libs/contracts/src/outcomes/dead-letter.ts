@@ -1,0 +1,70 @@
+/**
+ * A record some consumer could not parse as a CloudEvent, on `kpm.dead-letters` (DESIGN §3).
+ * It keeps everything needed to inspect or replay it: where it came from and its raw bytes.
+ * The dead-letter record's key is the original key, so replays keep their partition.
+ */
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsBase64,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { FieldErrorDetail } from '../facts/process-events';
+import { IsStringMap } from '../validation/rules';
+
+export class DeadLetterSource {
+  @IsString()
+  @IsNotEmpty()
+  topic!: string;
+
+  @IsInt()
+  @Min(0)
+  partition!: number;
+
+  /** Kafka offsets are 64-bit: a decimal string, as kafkajs gives it. */
+  @Matches(/^\d+$/, { message: 'must be a decimal offset' })
+  offset!: string;
+}
+
+export class DeadLetter {
+  /** Why it was dead-lettered, e.g. `not JSON: Unexpected token`. */
+  @IsString()
+  @IsNotEmpty()
+  reason!: string;
+
+  @ValidateNested()
+  @Type(() => DeadLetterSource)
+  source!: DeadLetterSource;
+
+  /** The consumer group that gave up on it. */
+  @IsOptional()
+  @IsString()
+  consumerGroup?: string;
+
+  /** The original key as UTF-8, absent for a record without key. */
+  @IsOptional()
+  @IsString()
+  key?: string;
+
+  /** The original value, byte for byte; absent for a tombstone. */
+  @IsOptional()
+  @IsBase64()
+  valueBase64?: string;
+
+  /** The original headers as UTF-8 strings. */
+  @IsOptional()
+  @IsStringMap('isHeaderMap')
+  headers?: Record<string, string>;
+
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => FieldErrorDetail)
+  errors?: FieldErrorDetail[];
+}

@@ -1,0 +1,3 @@
+export * from './broadcast';
+export * from './completion';
+export * from './dead-letter';

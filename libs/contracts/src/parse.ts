@@ -1,0 +1,178 @@
+/**
+ * The one way every consumer reads a record: bytes → validated CloudEvent, or a verdict that
+ * says what to do with it.
+ *
+ * - `not-a-cloudevent`: not JSON, not an object, or without CloudEvents' required attributes.
+ *   Nobody can answer it (there is no id to answer to): the consumer dead-letters it.
+ * - `invalid`: a CloudEvent with a known id whose type, attributes or data are wrong. The
+ *   consumer answers it (`command.rejected` for commands), naming every field and reason.
+ */
+import { CLOUDEVENTS_SPEC_VERSION, CloudEventAttributes, EXTENSION_ATTRIBUTE } from './envelope';
+import { isEventType, typeEntry, typesOfTopic, type KpmEvent, type TypeEntry } from './registry';
+import { MAX_RECORD_BYTES, TOPIC_IDS } from './topics';
+import { validateData, type FieldError, type Validated } from './validation/validate';
+
+/** What is known of an invalid event's envelope, to address the answer to it. */
+export interface EnvelopeSummary {
+  id: string;
+  type: string;
+  source: string;
+  subject?: string;
+}
+
+export type ParseResult =
+  | { ok: true; event: KpmEvent }
+  | { ok: false; kind: 'not-a-cloudevent'; reason: string }
+  | { ok: false; kind: 'invalid'; envelope: EnvelopeSummary; errors: FieldError[] };
+
+export interface ParseOptions {
+  /** Types accepted here; any other type is `invalid` at path `type`. */
+  expectedTypes?: readonly string[];
+  /** The topic the record came from (`kpm.commands`); its types are expected if `expectedTypes` is absent. */
+  topic?: string;
+  /** Larger records are `invalid` at path `(record)`; default {@link MAX_RECORD_BYTES}. */
+  maxBytes?: number;
+}
+
+/** The context attributes kpm knows; other top-level names must be extension attributes. */
+const ATTRIBUTES = new Set([
+  'specversion',
+  'id',
+  'source',
+  'type',
+  'time',
+  'subject',
+  'datacontenttype',
+  'dataschema',
+]);
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function parseRecord(value: Buffer | null, options: ParseOptions = {}): ParseResult {
+  if (value === null) return notCloudEvent('the record has no value (a tombstone)');
+  let json: unknown;
+  try {
+    json = JSON.parse(utf8.decode(value));
+  } catch (e) {
+    return notCloudEvent(`not UTF-8 JSON: ${(e as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return notCloudEvent(
+      `not a JSON object but ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`,
+    );
+  }
+  const raw = json as Record<string, unknown>;
+  for (const name of ['specversion', 'id', 'source', 'type'] as const) {
+    if (typeof raw[name] !== 'string' || raw[name] === '') {
+      return notCloudEvent(`missing the CloudEvents attribute "${name}"`);
+    }
+  }
+  if (raw.specversion !== CLOUDEVENTS_SPEC_VERSION) {
+    return notCloudEvent(
+      `CloudEvents specversion ${JSON.stringify(raw.specversion)} is not supported (only 1.0)`,
+    );
+  }
+  const envelope: EnvelopeSummary = {
+    id: raw.id as string,
+    type: raw.type as string,
+    source: raw.source as string,
+    ...(typeof raw.subject === 'string' ? { subject: raw.subject } : {}),
+  };
+  const maxBytes = options.maxBytes ?? MAX_RECORD_BYTES;
+  if (value.length > maxBytes) {
+    const message = `is ${value.length} bytes, at most ${maxBytes} are accepted`;
+    return { ok: false, kind: 'invalid', envelope, errors: [{ path: '(record)', message }] };
+  }
+  const type = envelope.type;
+  const errors = [...attributeErrors(raw), ...typeErrors(type, options)];
+  if (!isEventType(type)) return { ok: false, kind: 'invalid', envelope, errors };
+  const entry = typeEntry(type);
+  if (entry.subjectRequired && raw.subject === undefined) {
+    errors.push({
+      path: 'subject',
+      message: 'is required: it is the session (and the record key)',
+    });
+  }
+  const data = dataOf(entry, raw);
+  if (data.ok && errors.length === 0) {
+    errors.push(...subjectErrors(entry, envelope.subject, data.value));
+  }
+  if (!data.ok) errors.push(...data.errors);
+  if (errors.length > 0 || !data.ok) return { ok: false, kind: 'invalid', envelope, errors };
+  return { ok: true, event: { ...raw, data: data.value } as KpmEvent };
+}
+
+function notCloudEvent(reason: string): ParseResult {
+  return { ok: false, kind: 'not-a-cloudevent', reason };
+}
+
+/** Context attributes: their values, and no unknown top-level fields except valid extensions. */
+function attributeErrors(raw: Record<string, unknown>): FieldError[] {
+  const attributes: Record<string, unknown> = {};
+  const errors: FieldError[] = [];
+  for (const [name, v] of Object.entries(raw)) {
+    if (name === 'data') continue;
+    if (ATTRIBUTES.has(name)) attributes[name] = v;
+    else if (name === 'data_base64')
+      errors.push({ path: name, message: 'binary data is not supported: kpm carries JSON data' });
+    else if (!EXTENSION_ATTRIBUTE.test(name))
+      errors.push({
+        path: name,
+        message:
+          'is not a CloudEvents attribute (extension names are 1–20 lower-case letters or digits)',
+      });
+  }
+  const checked = validateData(CloudEventAttributes, attributes);
+  return checked.ok ? errors : [...checked.errors, ...errors];
+}
+
+/** The type must be known to kpm and expected on this topic. */
+function typeErrors(type: string, options: ParseOptions): FieldError[] {
+  const expected = options.expectedTypes ?? expectedOnTopic(options.topic);
+  if (!isEventType(type)) {
+    return [
+      {
+        path: 'type',
+        message: `unknown type ${JSON.stringify(type)}${expected ? `; expected one of ${expected.join(', ')}` : ''}`,
+      },
+    ];
+  }
+  if (expected && !expected.includes(type)) {
+    return [
+      {
+        path: 'type',
+        message: `type ${JSON.stringify(type)} is not expected here; expected one of ${expected.join(', ')}`,
+      },
+    ];
+  }
+  return [];
+}
+
+/** `kpm.commands` (any prefix) → the command types. */
+function expectedOnTopic(topic: string | undefined): readonly string[] | undefined {
+  const id =
+    topic === undefined ? undefined : TOPIC_IDS.find((t) => topic === t || topic.endsWith(`.${t}`));
+  return id === undefined ? undefined : typesOfTopic(id);
+}
+
+/** `data` against its type's class; errors about `data` as a whole are at path `data`. */
+function dataOf(entry: TypeEntry<object>, raw: Record<string, unknown>): Validated<object> {
+  if (!('data' in raw)) return { ok: false, errors: [{ path: 'data', message: 'is required' }] };
+  const checked = validateData(entry.dataClass, raw.data);
+  if (checked.ok) return checked;
+  return {
+    ok: false,
+    errors: checked.errors.map((e) => (e.path === '' ? { ...e, path: 'data' } : e)),
+  };
+}
+
+/** The subject is the record key, so it must be the session the data names. */
+function subjectErrors(
+  entry: TypeEntry<object>,
+  subject: string | undefined,
+  data: object,
+): FieldError[] {
+  const session = entry.sessionOf?.(data);
+  if (session === undefined || subject === undefined || session === subject) return [];
+  const message = `${JSON.stringify(subject)} must equal the session ${JSON.stringify(session)} the data names (it is the record key)`;
+  return [{ path: 'subject', message }];
+}

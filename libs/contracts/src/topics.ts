@@ -1,0 +1,138 @@
+/**
+ * kpm's topics as data (DESIGN §2): the Kafka admin creates them from `topicSpecs()`, the
+ * AsyncAPI generator describes them, and producers find a type's topic here.
+ *
+ * The prefix is a parameter, never read from the environment here: services read
+ * `KPM_TOPIC_PREFIX` in their configuration and pass it down, so tests can run side by side.
+ */
+
+export const DEFAULT_TOPIC_PREFIX = 'kpm';
+/** Every keyed topic has the same count, so one session meets on one partition number. */
+export const DEFAULT_PARTITIONS = 6;
+/**
+ * The largest record kpm writes or accepts. A boot of 5000 processes with environments is
+ * several MiB, above Kafka's 1 MiB default, so the topics raise `max.message.bytes` to this.
+ */
+export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const TOPIC_IDS = [
+  'commands',
+  'process-events',
+  'terminations',
+  'completions',
+  'broadcast',
+  'processes',
+  'dead-letters',
+] as const;
+export type TopicId = (typeof TOPIC_IDS)[number];
+
+/** What a topic's record key is: the session, a process uuid, or the failed record's own key. */
+export type TopicKeyKind = 'session' | 'process-uuid' | 'original-key';
+
+export interface TopicDefinition {
+  id: TopicId;
+  key: TopicKeyKind;
+  cleanupPolicy: 'delete' | 'compact';
+  /** `retention.ms` for delete topics; compacted topics keep the latest value per key forever. */
+  retentionMs?: number;
+  /** Services (or `clients`) that write it, for documentation and the AsyncAPI operations. */
+  writers: readonly string[];
+  readers: readonly string[];
+  description: string;
+}
+
+export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
+  commands: {
+    id: 'commands',
+    key: 'session',
+    cleanupPolicy: 'delete',
+    retentionMs: 7 * DAY_MS,
+    writers: ['clients'],
+    readers: ['boot-worker', 'state'],
+    description:
+      'Commands from DAQ components and the kpm CLI; the CloudEvent id is the command id.',
+  },
+  'process-events': {
+    id: 'process-events',
+    key: 'session',
+    cleanupPolicy: 'delete',
+    retentionMs: 7 * DAY_MS,
+    writers: ['boot-worker'],
+    readers: ['state'],
+    description: 'What the boot-worker did: accepted, booted, failed, rejected, logs fetched.',
+  },
+  terminations: {
+    id: 'terminations',
+    key: 'session',
+    cleanupPolicy: 'delete',
+    retentionMs: 7 * DAY_MS,
+    writers: ['watcher'],
+    readers: ['state'],
+    description: 'One record per pod that ended, with its exit code and reason.',
+  },
+  completions: {
+    id: 'completions',
+    key: 'session',
+    cleanupPolicy: 'delete',
+    retentionMs: 7 * DAY_MS,
+    writers: ['state'],
+    readers: ['clients'],
+    description: 'Exactly one completion per command id.',
+  },
+  broadcast: {
+    id: 'broadcast',
+    key: 'session',
+    cleanupPolicy: 'delete',
+    retentionMs: 1 * DAY_MS,
+    writers: ['boot-worker', 'watcher', 'state'],
+    readers: ['clients'],
+    description: "drunc's broadcast messages (SUBPROCESS_STATUS_UPDATE, SERVER_READY, …).",
+  },
+  processes: {
+    id: 'processes',
+    key: 'process-uuid',
+    cleanupPolicy: 'compact',
+    writers: ['state'],
+    readers: ['state', 'clients'],
+    description: 'The latest ProcessInstance per process uuid; a tombstone (null value) on flush.',
+  },
+  'dead-letters': {
+    id: 'dead-letters',
+    key: 'original-key',
+    cleanupPolicy: 'delete',
+    retentionMs: 30 * DAY_MS,
+    writers: ['boot-worker', 'watcher', 'state'],
+    readers: ['operators'],
+    description: 'Records a consumer could not parse as CloudEvents, with their raw bytes.',
+  },
+};
+
+/** `topicName('commands')` → `kpm.commands`; `topicName('commands', 'test1')` → `test1.commands`. */
+export function topicName(id: TopicId, prefix: string = DEFAULT_TOPIC_PREFIX): string {
+  return `${prefix}.${id}`;
+}
+
+/** What the Kafka admin needs to create one topic (kafkajs `ITopicConfig` shape). */
+export interface TopicSpec {
+  id: TopicId;
+  topic: string;
+  numPartitions: number;
+  configEntries: { name: string; value: string }[];
+}
+
+export function topicSpecs(options: { prefix?: string; partitions?: number } = {}): TopicSpec[] {
+  const partitions = options.partitions ?? DEFAULT_PARTITIONS;
+  return TOPIC_IDS.map((id) => {
+    const t = TOPICS[id];
+    const configEntries = [
+      { name: 'cleanup.policy', value: t.cleanupPolicy },
+      { name: 'max.message.bytes', value: String(MAX_RECORD_BYTES) },
+    ];
+    if (t.retentionMs !== undefined) {
+      configEntries.push({ name: 'retention.ms', value: String(t.retentionMs) });
+    }
+    return { id, topic: topicName(id, options.prefix), numPartitions: partitions, configEntries };
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * Turns a plain JSON value into a validated instance of a contract class, with errors as
+ * `{path, message}` pairs whose paths read like the JSON (`processes[2].executableAndArguments[0].exec`).
+ */
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
+
+/** One reason a message was refused; `path` is empty only for the value as a whole. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** A contract class, optionally with rules that span fields (e.g. unique names in a boot). */
+export interface ContractClass<T extends object = object> {
+  new (): T;
+  /**
+   * Rules class-validator cannot express on one property (unique names in a boot) or whose
+   * errors must point into an array (`names[1]`). Paths are relative to the object; it runs on
+   * every instance of the class in the tree, so it must tolerate ill-typed fields.
+   */
+  crossCheck?(value: T): FieldError[];
+}
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
+
+/**
+ * Unknown fields are errors (a misspelt `gracePeriodSecond` must not be silently ignored), and
+ * so are values that are not objects of a known class.
+ */
+export const VALIDATOR_OPTIONS: ValidatorOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: false },
+};
+
+export function validateData<T extends object>(
+  cls: ContractClass<T>,
+  plain: unknown,
+): Validated<T> {
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
+    return { ok: false, errors: [{ path: '', message: 'must be a JSON object' }] };
+  }
+  const value = plainToInstance(cls, plain);
+  const errors = toFieldErrors(validateSync(value, VALIDATOR_OPTIONS));
+  errors.push(...crossCheckTree(value, ''));
+  return errors.length === 0 ? { ok: true, value } : { ok: false, errors };
+}
+
+/** Flattens class-validator's nested errors into paths; array indices become `[i]`. */
+export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    const path = joinPath(parent, error.property);
+    for (const [name, message] of Object.entries(error.constraints ?? {})) {
+      out.push({
+        path,
+        message: name === 'whitelistValidation' ? 'is not a known field' : message,
+      });
+    }
+    out.push(...toFieldErrors(error.children ?? [], path));
+  }
+  return out;
+}
+
+/** `joinPath('processes', '3')` → `processes[3]`; `joinPath('processes[3]', 'name')` → `processes[3].name`. */
+export function joinPath(parent: string, property: string | number): string {
+  const p = String(property);
+  if (p === '') return parent;
+  if (/^\d+$/.test(p)) return `${parent}[${p}]`;
+  return parent === '' ? p : `${parent}.${p}`;
+}
+
+/** Runs `crossCheck` of every contract instance in the tree, prefixing paths with its place. */
+function crossCheckTree(value: unknown, path: string): FieldError[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const out: FieldError[] = [];
+  const check = (value.constructor as Partial<ContractClass>).crossCheck;
+  if (check) {
+    for (const e of check(value)) out.push({ path: joinPath(path, e.path), message: e.message });
+  }
+  for (const [key, child] of Object.entries(value))
+    out.push(...crossCheckTree(child, joinPath(path, key)));
+  return out;
+}
