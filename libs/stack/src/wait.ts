@@ -1,3 +1,9 @@
+/**
+ * Thrown by a `waitFor` probe when waiting further is pointless (the process died): `waitFor`
+ * rethrows it at once instead of polling until the deadline.
+ */
+export class WaitAborted extends Error {}
+
 /** Polls `probe` until it returns true or the deadline passes; used for readiness of external processes. */
 export async function waitFor(
   what: string,
@@ -10,6 +16,7 @@ export async function waitFor(
     try {
       if (await probe()) return;
     } catch (error) {
+      if (error instanceof WaitAborted) throw error;
       lastError = error;
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));

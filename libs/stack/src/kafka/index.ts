@@ -1,0 +1,5 @@
+export * from './kafka-broker';
+export * from './kafka-install';
+export * from './kafka-probe';
+export * from './kafka-settings';
+export * from './kafka-storage';
