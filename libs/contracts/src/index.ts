@@ -8,6 +8,7 @@ export * from './build';
 export * from './commands';
 export * from './envelope';
 export * from './event-types';
+export * from './examples';
 export * from './facts';
 export * from './ids';
 export * from './outcomes';

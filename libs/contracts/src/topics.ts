@@ -37,9 +37,6 @@ export interface TopicDefinition {
   cleanupPolicy: 'delete' | 'compact';
   /** `retention.ms` for delete topics; compacted topics keep the latest value per key forever. */
   retentionMs?: number;
-  /** Services (or `clients`) that write it, for documentation and the AsyncAPI operations. */
-  writers: readonly string[];
-  readers: readonly string[];
   description: string;
 }
 
@@ -49,8 +46,6 @@ export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
     key: 'session',
     cleanupPolicy: 'delete',
     retentionMs: 7 * DAY_MS,
-    writers: ['clients'],
-    readers: ['boot-worker', 'state'],
     description:
       'Commands from DAQ components and the kpm CLI; the CloudEvent id is the command id.',
   },
@@ -59,8 +54,6 @@ export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
     key: 'session',
     cleanupPolicy: 'delete',
     retentionMs: 7 * DAY_MS,
-    writers: ['boot-worker'],
-    readers: ['state'],
     description: 'What the boot-worker did: accepted, booted, failed, rejected, logs fetched.',
   },
   terminations: {
@@ -68,8 +61,6 @@ export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
     key: 'session',
     cleanupPolicy: 'delete',
     retentionMs: 7 * DAY_MS,
-    writers: ['watcher'],
-    readers: ['state'],
     description: 'One record per pod that ended, with its exit code and reason.',
   },
   completions: {
@@ -77,8 +68,6 @@ export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
     key: 'session',
     cleanupPolicy: 'delete',
     retentionMs: 7 * DAY_MS,
-    writers: ['state'],
-    readers: ['clients'],
     description: 'Exactly one completion per command id.',
   },
   broadcast: {
@@ -86,16 +75,12 @@ export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
     key: 'session',
     cleanupPolicy: 'delete',
     retentionMs: 1 * DAY_MS,
-    writers: ['boot-worker', 'watcher', 'state'],
-    readers: ['clients'],
     description: "drunc's broadcast messages (SUBPROCESS_STATUS_UPDATE, SERVER_READY, …).",
   },
   processes: {
     id: 'processes',
     key: 'process-uuid',
     cleanupPolicy: 'compact',
-    writers: ['state'],
-    readers: ['state', 'clients'],
     description: 'The latest ProcessInstance per process uuid; a tombstone (null value) on flush.',
   },
   'dead-letters': {
@@ -103,8 +88,6 @@ export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
     key: 'original-key',
     cleanupPolicy: 'delete',
     retentionMs: 30 * DAY_MS,
-    writers: ['boot-worker', 'watcher', 'state'],
-    readers: ['operators'],
     description: 'Records a consumer could not parse as CloudEvents, with their raw bytes.',
   },
 };
