@@ -4,3 +4,4 @@ export * from './local-stack';
 export * from './paths';
 export * from './wait';
 export * from './default-stack';
+export * from './kube';

@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import type { ComponentStatus, StackComponent, StackEnv } from '../component';
+import { Daemon } from '../daemon';
+import { waitFor } from '../wait';
+import { ensureGoModuleBuild, type Progress } from './go-build';
+import { kubeCall, type KubeEndpoint } from './kube-http';
+import { ensurePki, type KubePki } from './pki';
+import { kubePorts } from './ports';
+import { apiserverModuleDir, kubernetesVersion } from './versions';
+
+export interface ApiServerOptions {
+  port?: number;
+  /** --etcd-servers; defaults to the local etcd's client port. */
+  etcdUrl?: string;
+  progress?: Progress;
+}
+
+/** Cluster-internal ranges: kwok's pod CIDR (stack/kube/kwok.yaml) must not overlap them. */
+export const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/16';
+
+/** kube-apiserver on 127.0.0.1 with TLS, an admin token, RBAC and service-account issuing. */
+export class ApiServerComponent implements StackComponent {
+  readonly name = 'kube-apiserver';
+  readonly port: number;
+  private readonly etcdUrl: string;
+  private readonly daemon = new Daemon('kube-apiserver');
+  private readonly progress: Progress;
+
+  constructor(options: ApiServerOptions = {}) {
+    const ports = kubePorts();
+    this.port = options.port ?? ports.apiserver;
+    this.etcdUrl = options.etcdUrl ?? `http://127.0.0.1:${ports.etcdClient}`;
+    this.progress = options.progress ?? (() => undefined);
+  }
+
+  get server(): string {
+    return `https://127.0.0.1:${this.port}`;
+  }
+
+  /** The admin's view of this server (creates the PKI if missing). */
+  endpoint(pki: KubePki = ensurePki()): KubeEndpoint {
+    return { server: this.server, ca: readFileSync(pki.caCert, 'utf8'), token: pki.adminToken };
+  }
+
+  async up(): Promise<StackEnv> {
+    const version = kubernetesVersion();
+    const [, major, minor] = /^v(\d+)\.(\d+)\./.exec(version) ?? [];
+    const binary = await ensureGoModuleBuild(
+      {
+        name: 'kube-apiserver',
+        version,
+        moduleDir: apiserverModuleDir(),
+        // Without these the server reports v0.0.0-master, which clients and kwok dislike.
+        ldflags: [
+          `-X k8s.io/component-base/version.gitVersion=${version}`,
+          `-X k8s.io/component-base/version.gitMajor=${major}`,
+          `-X k8s.io/component-base/version.gitMinor=${minor}`,
+          '-X k8s.io/component-base/version.gitTreeState=clean',
+        ],
+      },
+      this.progress,
+    );
+    const pki = ensurePki();
+    if (!this.daemon.isRunning()) {
+      this.daemon.start(binary, this.args(pki));
+      this.progress(
+        `kube-apiserver: started (pid ${this.daemon.pid()}), log ${this.daemon.logFile}`,
+      );
+    }
+    const endpoint = this.endpoint(pki);
+    await waitFor('kube-apiserver', () => this.ready(endpoint), {
+      timeoutMs: 120000,
+      intervalMs: 500,
+      onTimeout: () => this.daemon.tail(),
+    });
+    return {};
+  }
+
+  async down(): Promise<void> {
+    await this.daemon.stop();
+  }
+
+  async status(): Promise<ComponentStatus> {
+    const pid = this.daemon.pid();
+    const ready = pid !== undefined && (await this.ready(this.endpoint()).catch(() => false));
+    return {
+      name: this.name,
+      running: ready,
+      pid,
+      endpoint: this.server,
+      detail:
+        pid === undefined ? 'not running' : ready ? `ready, ${kubernetesVersion()}` : 'not ready',
+    };
+  }
+
+  private args(pki: KubePki): string[] {
+    // envtest's flag set, plus our own identity and serving certificate.
+    return [
+      `--etcd-servers=${this.etcdUrl}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${this.port}`,
+      `--cert-dir=${pki.dir}`,
+      `--tls-cert-file=${pki.servingCert}`,
+      `--tls-private-key-file=${pki.servingKey}`,
+      `--client-ca-file=${pki.caCert}`,
+      `--token-auth-file=${pki.tokenFile}`,
+      '--authorization-mode=RBAC',
+      `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${pki.serviceAccountPub}`,
+      `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+      '--allow-privileged=true',
+      // The `kubernetes` Service's endpoint would be 127.0.0.1, which Endpoints refuse (loopback).
+      '--endpoint-reconciler-type=none',
+      // No token controller runs here to create each namespace's default ServiceAccount.
+      '--disable-admission-plugins=ServiceAccount',
+      '--profiling=false',
+    ];
+  }
+
+  private async ready(endpoint: KubeEndpoint): Promise<boolean> {
+    if (!this.daemon.isRunning()) throw new Error('kube-apiserver exited');
+    const result = await kubeCall(endpoint, 'GET', '/readyz');
+    return result.status === 200;
+  }
+}

@@ -1,0 +1,92 @@
+import type { ComponentStatus, StackComponent, StackEnv } from '../component';
+import { ApiServerComponent } from './apiserver';
+import { EtcdComponent } from './etcd';
+import type { Progress } from './go-build';
+import type { KubeEndpoint } from './kube-http';
+import { kubeconfigPath, writeKubeconfig } from './kubeconfig';
+import { KwokComponent } from './kwok';
+import { ensurePki } from './pki';
+import { kubePorts, type KubePorts } from './ports';
+
+export interface KubeStackOptions {
+  ports?: Partial<KubePorts>;
+  /** Fake node names; default kpm-node-1..3. */
+  nodes?: string[];
+  /** Build and start messages; default prints to stderr. */
+  progress?: Progress;
+}
+
+/**
+ * The local Kubernetes control plane: etcd → kube-apiserver → kwok, each built from the Go module
+ * proxy on first use and started as a plain process. `up()` is idempotent and returns KUBECONFIG.
+ */
+export class KubeStack implements StackComponent {
+  readonly name = 'kubernetes';
+  readonly etcd: EtcdComponent;
+  readonly apiserver: ApiServerComponent;
+  readonly kwok: KwokComponent;
+
+  constructor(options: KubeStackOptions = {}) {
+    const ports = { ...kubePorts(), ...options.ports };
+    const progress =
+      options.progress ?? ((message: string) => process.stderr.write(`kpm: ${message}\n`));
+    this.etcd = new EtcdComponent({
+      clientPort: ports.etcdClient,
+      peerPort: ports.etcdPeer,
+      progress,
+    });
+    this.apiserver = new ApiServerComponent({
+      port: ports.apiserver,
+      etcdUrl: this.etcd.url,
+      progress,
+    });
+    this.kwok = new KwokComponent({
+      endpoint: () => this.endpoint(),
+      kubeconfig: kubeconfigPath(),
+      nodes: options.nodes,
+      progress,
+    });
+  }
+
+  /** The parts in start order (for callers that list components one by one). */
+  get components(): StackComponent[] {
+    return [this.etcd, this.apiserver, this.kwok];
+  }
+
+  /** Server, CA and admin token, for provisioning calls without a kubeconfig. */
+  endpoint(): KubeEndpoint {
+    return this.apiserver.endpoint(ensurePki());
+  }
+
+  async up(): Promise<StackEnv> {
+    ensurePki();
+    await this.etcd.up();
+    await this.apiserver.up();
+    // kwok reads the kubeconfig, so it is written before kwok starts.
+    const kubeconfig = writeKubeconfig(this.endpoint());
+    await this.kwok.up();
+    return { KUBECONFIG: kubeconfig };
+  }
+
+  async down(): Promise<void> {
+    for (const component of [...this.components].reverse()) await component.down();
+  }
+
+  async status(): Promise<ComponentStatus> {
+    const parts = await this.statuses();
+    return {
+      name: this.name,
+      running: parts.every((part) => part.running),
+      pid: parts.find((part) => part.name === this.apiserver.name)?.pid,
+      endpoint: this.apiserver.server,
+      detail: parts
+        .map((part) => `${part.name}: ${part.detail ?? (part.running ? 'running' : 'stopped')}`)
+        .join('; '),
+    };
+  }
+
+  /** One status per process. */
+  statuses(): Promise<ComponentStatus[]> {
+    return Promise.all(this.components.map((component) => component.status()));
+  }
+}

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ComponentStatus, StackComponent, StackEnv } from '../component';
+import { Daemon } from '../daemon';
+import { stackPaths } from '../paths';
+import { waitFor } from '../wait';
+import { ensureGoInstall, type Progress } from './go-build';
+import { kubeCall, type KubeEndpoint } from './kube-http';
+import { KWOK_VERSION } from './versions';
+
+/** Label that marks the fake nodes kwok manages (and nothing else). */
+export const SIM_NODE_LABEL = 'sim.kpm.daq/node';
+
+export interface KwokOptions {
+  /** The admin's endpoint, used to register nodes and to check they are Ready. */
+  endpoint: () => KubeEndpoint;
+  /** The kubeconfig kwok connects with. */
+  kubeconfig: string;
+  /** Fake node names; default kpm-node-1..3. */
+  nodes?: string[];
+  /** The stage file; default stack/kube/kwok.yaml. */
+  configFile?: string;
+  progress?: Progress;
+}
+
+/** kwok as the kubelet of a few fake nodes, driving pods through stack/kube/kwok.yaml. */
+export class KwokComponent implements StackComponent {
+  readonly name = 'kwok';
+  readonly nodes: string[];
+  private readonly daemon = new Daemon('kwok');
+  private readonly configFile: string;
+  private readonly progress: Progress;
+
+  constructor(private readonly options: KwokOptions) {
+    this.nodes = options.nodes ?? ['kpm-node-1', 'kpm-node-2', 'kpm-node-3'];
+    this.configFile = options.configFile ?? stackPaths.source('kube', 'kwok.yaml');
+    this.progress = options.progress ?? (() => undefined);
+  }
+
+  async up(): Promise<StackEnv> {
+    const binary = await ensureGoInstall(
+      { name: 'kwok', version: KWOK_VERSION, pkg: 'sigs.k8s.io/kwok/cmd/kwok' },
+      this.progress,
+    );
+    const endpoint = this.options.endpoint();
+    await this.registerNodes(endpoint);
+
+    const args = [
+      `--config=${this.configFile}`,
+      `--kubeconfig=${this.options.kubeconfig}`,
+      `--manage-nodes-with-label-selector=${SIM_NODE_LABEL}=true`,
+    ];
+    // A changed stage file (or binary) takes effect on the next `up` without a manual restart.
+    const fingerprint = createHash('sha256')
+      .update([binary, ...args, readFileSync(this.configFile, 'utf8')].join('\n'))
+      .digest('hex');
+    if (this.daemon.isRunning() && this.runningFingerprint() !== fingerprint) {
+      this.progress('kwok: configuration changed, restarting');
+      await this.daemon.stop();
+    }
+    if (!this.daemon.isRunning()) {
+      this.daemon.start(binary, args);
+      writeFileSync(this.fingerprintFile, fingerprint);
+      this.progress(`kwok: started (pid ${this.daemon.pid()}), log ${this.daemon.logFile}`);
+    }
+    await waitFor(`kwok nodes ${this.nodes.join(', ')}`, () => this.nodesReady(endpoint), {
+      timeoutMs: 60000,
+      onTimeout: () => this.daemon.tail(),
+    });
+    return {};
+  }
+
+  async down(): Promise<void> {
+    await this.daemon.stop();
+  }
+
+  async status(): Promise<ComponentStatus> {
+    const pid = this.daemon.pid();
+    let detail = 'not running';
+    let ready = false;
+    if (pid !== undefined) {
+      ready = await this.nodesReady(this.options.endpoint()).catch(() => false);
+      detail = ready ? `nodes ready: ${this.nodes.join(', ')}` : 'nodes not ready';
+    }
+    return { name: this.name, running: ready, pid, detail };
+  }
+
+  private get fingerprintFile(): string {
+    return join(stackPaths.run(), 'kwok.fingerprint');
+  }
+
+  private runningFingerprint(): string | undefined {
+    return existsSync(this.fingerprintFile)
+      ? readFileSync(this.fingerprintFile, 'utf8')
+      : undefined;
+  }
+
+  /** Creates the Node objects kwok will manage (no kubelet registers them here). */
+  private async registerNodes(endpoint: KubeEndpoint): Promise<void> {
+    for (const name of this.nodes) {
+      const node = {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          name,
+          labels: {
+            [SIM_NODE_LABEL]: 'true',
+            'kubernetes.io/hostname': name,
+            'kubernetes.io/os': 'linux',
+            'kubernetes.io/arch': 'amd64',
+            type: 'kwok',
+          },
+          annotations: { 'kwok.x-k8s.io/node': 'fake' },
+        },
+        spec: {},
+      };
+      const result = await kubeCall(endpoint, 'POST', '/api/v1/nodes', node);
+      if (result.status !== 201 && result.status !== 409) {
+        throw new Error(`kpm: creating node ${name} failed: HTTP ${result.status} ${result.body}`);
+      }
+    }
+  }
+
+  private async nodesReady(endpoint: KubeEndpoint): Promise<boolean> {
+    if (!this.daemon.isRunning()) throw new Error('kwok exited');
+    const selector = encodeURIComponent(`${SIM_NODE_LABEL}=true`);
+    const result = await kubeCall(endpoint, 'GET', `/api/v1/nodes?labelSelector=${selector}`);
+    if (result.status !== 200) return false;
+    const list = JSON.parse(result.body) as {
+      items: {
+        metadata: { name: string };
+        status?: { conditions?: { type: string; status: string }[] };
+      }[];
+    };
+    const ready = new Set(
+      list.items
+        .filter((node) =>
+          node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        )
+        .map((node) => node.metadata.name),
+    );
+    return this.nodes.every((name) => ready.has(name));
+  }
+}

@@ -1,0 +1,24 @@
+/** Local ports of the control plane: away from the defaults so a real cluster's tools don't clash. */
+export interface KubePorts {
+  etcdClient: number;
+  etcdPeer: number;
+  apiserver: number;
+}
+
+export function kubePorts(env: NodeJS.ProcessEnv = process.env): KubePorts {
+  return {
+    etcdClient: port(env, 'KPM_ETCD_PORT', 12379),
+    etcdPeer: port(env, 'KPM_ETCD_PEER_PORT', 12380),
+    apiserver: port(env, 'KPM_APISERVER_PORT', 16443),
+  };
+}
+
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 65535) {
+    throw new Error(`kpm: ${name}=${raw} is not a TCP port`);
+  }
+  return value;
+}
