@@ -2,10 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import {
   BroadcastEventType,
-  buildEvent,
   CommandType,
   DeadLetterType,
-  encodeEvent,
   ProcessEventType,
   topicName,
 } from '@kpm/contracts';
@@ -60,16 +58,20 @@ describe('foundation: commands through the real broker', () => {
     ]).start();
     producer = new Kafka({ brokers: stackEnv().brokers, logLevel: logLevel.NOTHING }).producer();
     await producer.connect();
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await producer?.disconnect();
     await probe?.stop();
-    for (const app of apps.reverse()) await app.close();
-  });
+    await Promise.all(apps.map((app) => app.close()));
+  }, 60_000);
 
-  const command = (id: string, type: string, data: unknown) =>
-    encodeEvent(buildEvent({ id, type, source: '/kpm/test', subject: 'session-a', data }));
+  /** A command as any client writes it: raw CloudEvent JSON, so a test can also send invalid data. */
+  const command = (id: string, type: string, data: unknown) => ({
+    key: 'session-a',
+    value: JSON.stringify({ specversion: '1.0', id, source: '/kpm/test', type, subject: 'session-a', data }),
+    headers: { 'content-type': 'application/cloudevents+json' },
+  });
 
   it('announces each service with SERVER_READY', async () => {
     for (const service of ['boot-worker', 'state', 'watcher']) {

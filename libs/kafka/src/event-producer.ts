@@ -2,7 +2,7 @@ import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
 
 /** A record ready for Kafka: the key is the session (or process uuid on kpm.processes). */
 export interface OutboundRecord {
-  key: string;
+  key: string | null;
   /** null publishes a tombstone (compacted topics). */
   value: Buffer | string | null;
   headers?: Record<string, string>;

@@ -1,6 +1,26 @@
+import type { StackComponent } from './component';
+import { KafkaBroker } from './kafka';
+import { KubeStack } from './kube';
 import { LocalStack } from './local-stack';
 
-/** The stack `kpm stack up` and the integration tests use. */
-export function defaultStack(): LocalStack {
-  return new LocalStack([]);
+/** The parts of the embedded stack, in start order. */
+export const STACK_PARTS = ['kafka', 'kube'] as const;
+export type StackPart = (typeof STACK_PARTS)[number];
+
+/**
+ * The stack `kpm stack up` and the integration tests use: Kafka, then the Kubernetes control
+ * plane. `parts` (or KPM_STACK_PARTS=kafka,kube) narrows it, e.g. to Kafka alone.
+ */
+export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalStack {
+  const unknown = parts.filter((part) => !(STACK_PARTS as readonly string[]).includes(part));
+  if (unknown.length > 0) throw new Error(`kpm: unknown stack part(s) ${unknown.join(', ')}; known: ${STACK_PARTS.join(', ')}`);
+  const components: StackComponent[] = [];
+  if (parts.includes('kafka')) components.push(new KafkaBroker());
+  if (parts.includes('kube')) components.push(new KubeStack());
+  return new LocalStack(components);
+}
+
+function partsFromEnv(): string[] {
+  const raw = process.env.KPM_STACK_PARTS;
+  return raw ? raw.split(',').map((part) => part.trim()).filter(Boolean) : [...STACK_PARTS];
 }

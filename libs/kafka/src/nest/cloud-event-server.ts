@@ -47,7 +47,8 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
 
   listen(callback: (error?: unknown) => void): void {
     const { kafka, groupId, topics, deadLetters, runner } = this.options;
-    const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+    // A short fetch wait bounds how long shutdown waits for the fetch in flight.
+    const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxWaitTimeInMs: 1_000 });
     consumer.on(consumer.events.GROUP_JOIN, () => this.options.onReady?.());
     this.runner = new ConsumerRunner({
       consumer,
