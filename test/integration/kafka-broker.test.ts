@@ -112,7 +112,9 @@ async function expectCommittedAtEnd(admin: Admin, groupId: string, topic: string
   const byPartition = (rows: Array<{ partition: number; offset: string }>) =>
     Object.fromEntries(rows.map((row) => [row.partition, row.offset]));
   expect(byPartition(committed.partitions)).toEqual(
-    byPartition(ends.map((end) => ({ partition: end.partition, offset: end.high === '0' ? '-1' : end.high }))),
+    byPartition(
+      ends.map((end) => ({ partition: end.partition, offset: end.high === '0' ? '-1' : end.high })),
+    ),
   );
 }
 
@@ -220,12 +222,9 @@ describe('the local Kafka broker', () => {
       expect(new Set(ofKey.map((record) => record.partition)).size).toBe(1);
       expect(valuesOf(ofKey)).toEqual(Array.from({ length: 10 }, (_, i) => `${key}:${i}`));
     }
+    const next = new Map(received.map((r) => [r.partition, Number(r.message.offset) + 1]));
     await consumer.commitOffsets(
-      received.map(({ partition, message }) => ({
-        topic,
-        partition,
-        offset: String(Number(message.offset) + 1),
-      })),
+      [...next].map(([partition, offset]) => ({ topic, partition, offset: String(offset) })),
     );
     await consumer.stop();
     await expectCommittedAtEnd(admin, groupId, topic);
@@ -374,7 +373,11 @@ describe('the local Kafka broker', () => {
 
 describe('a broker in a fresh KPM_HOME', () => {
   const previousHome = process.env.KPM_HOME;
-  const home = mkdtempSync(join(tmpdir(), 'kpm-kafka-test-'));
+  let home: string;
+
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), 'kpm-kafka-test-'));
+  });
 
   afterAll(() => {
     if (previousHome === undefined) delete process.env.KPM_HOME;
