@@ -4,14 +4,26 @@ const { compilerOptions } = require('./tsconfig.json');
 
 const moduleNameMapper = pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' });
 // @kubernetes/client-node and its dependencies ship ESM only; jest's CommonJS loader needs them transformed.
-const esmPackages = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus'];
+const esmPackages = [
+  '@kubernetes/client-node',
+  'openid-client',
+  'oauth4webapi',
+  'jose',
+  'jsonpath-plus',
+];
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs' } }],
 };
 const transformIgnorePatterns = [`node_modules/(?!(${esmPackages.join('|')})/)`];
 
-const common = { rootDir: __dirname, moduleNameMapper, transform, transformIgnorePatterns, testEnvironment: 'node' };
+const common = {
+  rootDir: __dirname,
+  moduleNameMapper,
+  transform,
+  transformIgnorePatterns,
+  testEnvironment: 'node',
+};
 
 module.exports = {
   projects: [

@@ -22,7 +22,9 @@ interface BroadcastData {
 }
 
 const broadcastOf = (record: ProbedRecord): BroadcastData | undefined =>
-  record.event?.type === BroadcastEventType.broadcast ? (record.event.data as unknown as BroadcastData) : undefined;
+  record.event?.type === BroadcastEventType.broadcast
+    ? (record.event.data as unknown as BroadcastData)
+    : undefined;
 
 const received = (service: string, commandId: string) => (record: ProbedRecord) => {
   const broadcast = broadcastOf(record);
@@ -48,7 +50,9 @@ describe('foundation: commands through the real broker', () => {
     const state = testSettings('state', prefix);
     const watcher = testSettings('watcher', prefix);
     // Sequential: the first start creates the topics the others then find.
-    apps.push(await runService(BootWorkerModule.register(boot), boot, BootWorkerModule.consumer(boot)));
+    apps.push(
+      await runService(BootWorkerModule.register(boot), boot, BootWorkerModule.consumer(boot)),
+    );
     apps.push(await runService(StateModule.register(state), state, StateModule.consumer(state)));
     apps.push(await runService(WatcherModule.register(watcher), watcher));
     probe = await new TopicProbe(stackEnv().brokers, [
@@ -69,7 +73,14 @@ describe('foundation: commands through the real broker', () => {
   /** A command as any client writes it: raw CloudEvent JSON, so a test can also send invalid data. */
   const command = (id: string, type: string, data: unknown) => ({
     key: 'session-a',
-    value: JSON.stringify({ specversion: '1.0', id, source: '/kpm/test', type, subject: 'session-a', data }),
+    value: JSON.stringify({
+      specversion: '1.0',
+      id,
+      source: '/kpm/test',
+      type,
+      subject: 'session-a',
+      data,
+    }),
     headers: { 'content-type': 'application/cloudevents+json' },
   });
 
@@ -100,7 +111,9 @@ describe('foundation: commands through the real broker', () => {
         command('cmd-ps-2', CommandType.ps, { query: { session: 'session-a' } }),
       ],
     });
-    const letter = await probe.waitFor((record) => record.event?.type === DeadLetterType.deadLetter);
+    const letter = await probe.waitFor(
+      (record) => record.event?.type === DeadLetterType.deadLetter,
+    );
     const data = letter.event!.data as {
       reason: string;
       valueBase64: string;
@@ -122,7 +135,9 @@ describe('foundation: commands through the real broker', () => {
         command('cmd-bad-boot', CommandType.boot, {
           session: 'session-a',
           user: 'daq',
-          processes: [{ name: 'Not_A_DNS_Label', executableAndArguments: [{ exec: 'true', args: [] }] }],
+          processes: [
+            { name: 'Not_A_DNS_Label', executableAndArguments: [{ exec: 'true', args: [] }] },
+          ],
         }),
         command('cmd-ps-3', CommandType.ps, { query: {} }),
       ],
@@ -132,7 +147,8 @@ describe('foundation: commands through the real broker', () => {
         record.event?.type === ProcessEventType.commandRejected &&
         (record.event.data as { commandId: string }).commandId === 'cmd-bad-boot',
     );
-    const errors = (rejected.event!.data as { errors: Array<{ path: string; message: string }> }).errors;
+    const errors = (rejected.event!.data as { errors: Array<{ path: string; message: string }> })
+      .errors;
     expect(errors.map((error) => error.path)).toContain('processes[0].name');
     await probe.waitFor(received('boot-worker', 'cmd-ps-3'));
   });

@@ -26,12 +26,16 @@ export class TopicProbe {
   ) {}
 
   async start(): Promise<this> {
-    const kafka = new Kafka({ clientId: 'kpm-test-probe', brokers: this.brokers, logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({
+      clientId: 'kpm-test-probe',
+      brokers: this.brokers,
+      logLevel: logLevel.NOTHING,
+    });
     this.consumer = kafka.consumer({ groupId: `kpm-test-probe-${randomUUID()}` });
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
     await this.consumer.run({
-      eachMessage: async ({ topic, partition, message }) => {
+      eachMessage: ({ topic, partition, message }) => {
         this.records.push({
           topic,
           partition,
@@ -41,6 +45,7 @@ export class TopicProbe {
           event: tryParse(message.value),
         });
         for (const wake of this.waiters) wake();
+        return Promise.resolve();
       },
     });
     return this;
@@ -59,7 +64,9 @@ export class TopicProbe {
       };
       const timer = setTimeout(() => {
         cleanup();
-        const seen = this.records.map((r) => `${r.topic} ${r.event?.type ?? '(not a CloudEvent)'} ${r.event?.id ?? ''}`);
+        const seen = this.records.map(
+          (r) => `${r.topic} ${r.event?.type ?? '(not a CloudEvent)'} ${r.event?.id ?? ''}`,
+        );
         reject(new Error(`no matching record within ${timeoutMs} ms; saw:\n${seen.join('\n')}`));
       }, timeoutMs);
       const cleanup = () => {
@@ -71,7 +78,9 @@ export class TopicProbe {
   }
 
   events(type?: string): CloudEvent<Record<string, unknown>>[] {
-    return this.records.flatMap((r) => (r.event && (!type || r.event.type === type) ? [r.event] : []));
+    return this.records.flatMap((r) =>
+      r.event && (!type || r.event.type === type) ? [r.event] : [],
+    );
   }
 
   async stop(): Promise<void> {

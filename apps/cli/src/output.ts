@@ -2,7 +2,10 @@ import Table from 'cli-table3';
 import pc from 'picocolors';
 
 /** Human output is a table (coloured on a TTY); `--json` prints the data for scripts. */
-export function printTable(rows: ReadonlyArray<Record<string, unknown>>, columns: readonly string[]): void {
+export function printTable(
+  rows: ReadonlyArray<Record<string, unknown>>,
+  columns: readonly string[],
+): void {
   const colour = process.stdout.isTTY === true;
   const table = new Table({
     head: columns.map((column) => (colour ? pc.bold(column) : column)),
@@ -21,5 +24,7 @@ function formatCell(value: unknown, colour: boolean): string {
   if (value === true) return colour ? pc.green('yes') : 'yes';
   if (value === false) return colour ? pc.red('no') : 'no';
   if (value === undefined || value === null) return '-';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return typeof value === 'object'
+    ? JSON.stringify(value)
+    : String(value as string | number | boolean);
 }

@@ -7,7 +7,11 @@ import { StateCommandsController } from './commands.controller';
 @Module({})
 export class StateModule {
   static register(settings: KpmSettings): DynamicModule {
-    return { module: StateModule, imports: [ServiceKitModule.forRoot(settings)], controllers: [StateCommandsController] };
+    return {
+      module: StateModule,
+      imports: [ServiceKitModule.forRoot(settings)],
+      controllers: [StateCommandsController],
+    };
   }
 
   /** State reads commands, the boot-worker's facts and the watcher's terminations, all keyed by session. */
@@ -15,7 +19,11 @@ export class StateModule {
     const prefix = settings.kafka.topicPrefix;
     return {
       groupId: `${prefix}-state`,
-      topics: [topicName('commands', prefix), topicName('process-events', prefix), topicName('terminations', prefix)],
+      topics: [
+        topicName('commands', prefix),
+        topicName('process-events', prefix),
+        topicName('terminations', prefix),
+      ],
     };
   }
 }

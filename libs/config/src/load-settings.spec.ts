@@ -18,8 +18,14 @@ describe('loadSettings', () => {
   });
 
   it('lets the YAML file and then KPM_* variables override', () => {
-    const file = yamlFile('kafka:\n  partitions: 3\n  topicPrefix: daq\nlabels:\n  domain: example.org\n');
-    const settings = loadSettings('watcher', { KPM_CONFIG: file, KPM_TOPIC_PREFIX: 'lab', KPM_KAFKA_BROKERS: 'a:1, b:2' });
+    const file = yamlFile(
+      'kafka:\n  partitions: 3\n  topicPrefix: daq\nlabels:\n  domain: example.org\n',
+    );
+    const settings = loadSettings('watcher', {
+      KPM_CONFIG: file,
+      KPM_TOPIC_PREFIX: 'lab',
+      KPM_KAFKA_BROKERS: 'a:1, b:2',
+    });
     expect(settings.kafka.partitions).toBe(3);
     expect(settings.kafka.topicPrefix).toBe('lab');
     expect(settings.kafka.brokers).toEqual(['a:1', 'b:2']);
@@ -27,8 +33,12 @@ describe('loadSettings', () => {
   });
 
   it('names the offending setting', () => {
-    expect(() => loadSettings('state', { KPM_TOPIC_PARTITIONS: '0' })).toThrow(/kafka\.partitions: partitions must not be less than 1/);
-    expect(() => loadSettings('state', { KPM_KAFKA_BROKERS: 'nohost' })).toThrow(/kafka\.brokers: each broker must be host:port/);
+    expect(() => loadSettings('state', { KPM_TOPIC_PARTITIONS: '0' })).toThrow(
+      /kafka\.partitions: partitions must not be less than 1/,
+    );
+    expect(() => loadSettings('state', { KPM_KAFKA_BROKERS: 'nohost' })).toThrow(
+      /kafka\.brokers: each broker must be host:port/,
+    );
   });
 
   it('rejects unknown settings in the file instead of ignoring a typo', () => {

@@ -17,7 +17,15 @@ type Env = Record<string, string | undefined>;
 
 /** Environment variables that override the YAML file, by setting path. */
 const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
-  ['KPM_KAFKA_BROKERS', 'kafka.brokers', (raw) => raw.split(',').map((b) => b.trim()).filter(Boolean)],
+  [
+    'KPM_KAFKA_BROKERS',
+    'kafka.brokers',
+    (raw) =>
+      raw
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean),
+  ],
   ['KPM_TOPIC_PREFIX', 'kafka.topicPrefix', String],
   ['KPM_TOPIC_PARTITIONS', 'kafka.partitions', Number],
   ['KPM_MAX_RECORD_BYTES', 'kafka.maxRecordBytes', Number],
@@ -32,8 +40,15 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
  * Settings from defaults (drunc's), then the YAML file named by KPM_CONFIG, then KPM_* variables.
  * `service` names the caller; `defaults` lets each service set its own port.
  */
-export function loadSettings(service: string, env: Env = process.env, defaults: object = {}): KpmSettings {
-  const merged: Record<string, unknown> = deepMerge({ service, instance: `${hostname()}-${process.pid}` }, defaults);
+export function loadSettings(
+  service: string,
+  env: Env = process.env,
+  defaults: object = {},
+): KpmSettings {
+  const merged: Record<string, unknown> = deepMerge(
+    { service, instance: `${hostname()}-${process.pid}` },
+    defaults,
+  );
   if (env.KPM_CONFIG) deepMerge(merged, readYaml(env.KPM_CONFIG));
   for (const [name, path, convert] of ENV_OVERRIDES) {
     const raw = env[name];
@@ -54,7 +69,9 @@ function readYaml(file: string): Record<string, unknown> {
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new InvalidSettingsError([`KPM_CONFIG (${file}): the file must hold a mapping of settings`]);
+    throw new InvalidSettingsError([
+      `KPM_CONFIG (${file}): the file must hold a mapping of settings`,
+    ]);
   }
   return parsed as Record<string, unknown>;
 }

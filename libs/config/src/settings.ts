@@ -19,7 +19,9 @@ export class KafkaConfig {
   @Matches(/^[^\s:]+:\d{1,5}$/, { each: true, message: 'each broker must be host:port' })
   brokers: string[] = ['127.0.0.1:19092'];
 
-  @Matches(/^[a-zA-Z0-9._-]{1,100}$/, { message: 'topicPrefix may hold letters, digits, ".", "_" and "-"' })
+  @Matches(/^[a-zA-Z0-9._-]{1,100}$/, {
+    message: 'topicPrefix may hold letters, digits, ".", "_" and "-"',
+  })
   topicPrefix = 'kpm';
 
   @IsInt()

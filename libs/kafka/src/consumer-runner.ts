@@ -40,7 +40,9 @@ export interface ConsumerRunnerOptions {
  */
 export class ConsumerRunner {
   private readonly stopping = new AbortController();
-  private readonly options: Required<Omit<ConsumerRunnerOptions, 'logger'>> & { logger?: RunnerLogger };
+  private readonly options: Required<Omit<ConsumerRunnerOptions, 'logger'>> & {
+    logger?: RunnerLogger;
+  };
 
   constructor(options: ConsumerRunnerOptions) {
     this.options = {
@@ -73,18 +75,24 @@ export class ConsumerRunner {
   }
 
   private async consumeBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
+    const { batch } = payload;
+    const heartbeat = () => payload.heartbeat();
     for (const message of batch.messages) {
-      if (!isRunning() || isStale()) return;
+      if (!payload.isRunning() || payload.isStale()) return;
       const record = toInboundRecord(batch.topic, batch.partition, message);
-      const finished = await this.withHeartbeats(heartbeat, () => this.handleWithRetries(record, heartbeat));
+      const finished = await this.withHeartbeats(heartbeat, () =>
+        this.handleWithRetries(record, heartbeat),
+      );
       if (!finished) return; // stopping mid-retry: leave the offset unresolved so it is redelivered
-      resolveOffset(message.offset);
-      await commitOffsetsIfNecessary();
+      payload.resolveOffset(message.offset);
+      await payload.commitOffsetsIfNecessary();
     }
   }
 
-  private async handleWithRetries(record: InboundRecord, heartbeat: () => Promise<void>): Promise<boolean> {
+  private async handleWithRetries(
+    record: InboundRecord,
+    heartbeat: () => Promise<void>,
+  ): Promise<boolean> {
     const { handle, maxAttempts, backoff, deadLetters, logger } = this.options;
     const context: RecordContext = { heartbeat, signal: this.stopping.signal };
     for (let attempt = 1; ; attempt++) {
@@ -109,11 +117,16 @@ export class ConsumerRunner {
     }
   }
 
-  private async withHeartbeats<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+  private async withHeartbeats<T>(
+    heartbeat: () => Promise<void>,
+    work: () => Promise<T>,
+  ): Promise<T> {
     const timer = setInterval(() => {
       heartbeat().catch((error: unknown) => {
         // A rebalance surfaces here; the batch turns stale and the loop above stops at the next record.
-        this.options.logger?.warn(`heartbeat failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.options.logger?.warn(
+          `heartbeat failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       });
     }, this.options.heartbeatEveryMs);
     try {

@@ -18,7 +18,11 @@ export class EventProducer {
 
   constructor(kafka: Kafka) {
     // maxInFlightRequests 1 keeps per-partition order across retries with kafkajs' idempotence.
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+    });
   }
 
   async connect(): Promise<void> {
@@ -33,17 +37,27 @@ export class EventProducer {
       topic,
       acks: -1,
       compression: CompressionTypes.None,
-      messages: records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
+      messages: records.map((record) => ({
+        key: record.key,
+        value: record.value,
+        headers: record.headers,
+      })),
     });
   }
 
   /** Several topics in one request; still all-or-error from the caller's point of view. */
-  async sendMany(batches: ReadonlyArray<{ topic: string; records: readonly OutboundRecord[] }>): Promise<void> {
+  async sendMany(
+    batches: ReadonlyArray<{ topic: string; records: readonly OutboundRecord[] }>,
+  ): Promise<void> {
     const topicMessages = batches
       .filter((batch) => batch.records.length > 0)
       .map((batch) => ({
         topic: batch.topic,
-        messages: batch.records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
+        messages: batch.records.map((record) => ({
+          key: record.key,
+          value: record.value,
+          headers: record.headers,
+        })),
       }));
     if (topicMessages.length === 0) return;
     await this.producer.sendBatch({ acks: -1, topicMessages });

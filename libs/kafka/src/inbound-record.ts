@@ -11,7 +11,11 @@ export interface InboundRecord {
   timestamp: string;
 }
 
-export function toInboundRecord(topic: string, partition: number, message: KafkaMessage): InboundRecord {
+export function toInboundRecord(
+  topic: string,
+  partition: number,
+  message: KafkaMessage,
+): InboundRecord {
   return {
     topic,
     partition,
@@ -28,7 +32,8 @@ function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (value === undefined) continue;
     const first = Array.isArray(value) ? value[0] : value;
-    if (first !== undefined) out[name] = Buffer.isBuffer(first) ? first.toString('utf8') : String(first);
+    if (first !== undefined)
+      out[name] = Buffer.isBuffer(first) ? first.toString('utf8') : String(first);
   }
   return out;
 }

@@ -45,6 +45,8 @@ export class KafkaDeadLetterSink implements DeadLetterSink {
       data,
     });
     const encoded = encodeEvent(event);
-    await this.producer.send(topicName('dead-letters', this.topicPrefix), [{ ...encoded, key: record.key ?? '' }]);
+    await this.producer.send(topicName('dead-letters', this.topicPrefix), [
+      { ...encoded, key: record.key ?? '' },
+    ]);
   }
 }

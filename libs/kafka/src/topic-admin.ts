@@ -36,7 +36,11 @@ async function createTolerantly(admin: Admin, specs: readonly TopicSpec[]): Prom
   try {
     await admin.createTopics({
       waitForLeaders: true,
-      topics: specs.map(({ topic, numPartitions, configEntries }) => ({ topic, numPartitions, configEntries })),
+      topics: specs.map(({ topic, numPartitions, configEntries }) => ({
+        topic,
+        numPartitions,
+        configEntries,
+      })),
     });
   } catch (error) {
     // Another service may have created them between our list and create: that is success.
@@ -46,7 +50,10 @@ async function createTolerantly(admin: Admin, specs: readonly TopicSpec[]): Prom
   }
 }
 
-async function partitionProblems(admin: Admin, specs: readonly TopicSpec[]): Promise<Map<string, string>> {
+async function partitionProblems(
+  admin: Admin,
+  specs: readonly TopicSpec[],
+): Promise<Map<string, string>> {
   const problems = new Map<string, string>();
   if (specs.length === 0) return problems;
   const metadata = await admin.fetchTopicMetadata({ topics: specs.map((spec) => spec.topic) });

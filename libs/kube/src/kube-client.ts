@@ -1,9 +1,4 @@
-import {
-  CoordinationV1Api,
-  CoreV1Api,
-  KubeConfig,
-  Watch,
-} from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 
 /** The API groups kpm uses, built from one kubeconfig. */
 export interface KubeApis {

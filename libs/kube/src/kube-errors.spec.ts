@@ -4,7 +4,12 @@ import { KubeCallFailed, withKubeRetry } from './kube-retry';
 import { KpmLabels } from './kpm-labels';
 
 const apiError = (code: number, reason: string) =>
-  new ApiException(code, 'failed', JSON.stringify({ kind: 'Status', reason, message: `${reason} happened` }), {});
+  new ApiException(
+    code,
+    'failed',
+    JSON.stringify({ kind: 'Status', reason, message: `${reason} happened` }),
+    {},
+  );
 
 describe('classifyKubeError', () => {
   it.each([
@@ -20,7 +25,10 @@ describe('classifyKubeError', () => {
   });
 
   it('keeps the API server reason and message', () => {
-    expect(classifyKubeError(apiError(422, 'Invalid'))).toMatchObject({ reason: 'Invalid', message: 'Invalid happened' });
+    expect(classifyKubeError(apiError(422, 'Invalid'))).toMatchObject({
+      reason: 'Invalid',
+      message: 'Invalid happened',
+    });
   });
 
   it('treats refused connections as retryable', () => {
@@ -33,7 +41,8 @@ describe('withKubeRetry', () => {
   it('retries retryable failures and returns the eventual result', async () => {
     let calls = 0;
     const result = await withKubeRetry(
-      () => (++calls < 3 ? Promise.reject(apiError(503, 'ServiceUnavailable')) : Promise.resolve('ok')),
+      () =>
+        ++calls < 3 ? Promise.reject(apiError(503, 'ServiceUnavailable')) : Promise.resolve('ok'),
       { backoff: { initialMs: 1, maxMs: 2 } },
     );
     expect(result).toBe('ok');

@@ -1,5 +1,6 @@
 /** What kind of failure a Kubernetes API call had, so callers retry only what can succeed later. */
-export type KubeFailureKind = 'not-found' | 'conflict' | 'gone' | 'invalid' | 'forbidden' | 'retryable' | 'other';
+export type KubeFailureKind =
+  'not-found' | 'conflict' | 'gone' | 'invalid' | 'forbidden' | 'retryable' | 'other';
 
 export interface KubeFailure {
   kind: KubeFailureKind;
@@ -8,16 +9,29 @@ export interface KubeFailure {
   message: string;
 }
 
-const RETRYABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+const RETRYABLE_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+]);
 
 /** Classifies an error thrown by @kubernetes/client-node (ApiException carries `.code` and `.body`). */
 export function classifyKubeError(error: unknown): KubeFailure {
   const status = statusOf(error);
   const { reason, message } = describe(error);
   if (status === undefined) {
-    const code = (error as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ?? (error as { code?: unknown })?.code;
+    const code =
+      (error as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ??
+      (error as { code?: unknown })?.code;
     const retryable = typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code);
-    return { kind: retryable || isFetchFailure(error) ? 'retryable' : 'other', reason: String(code ?? reason), message };
+    return {
+      kind: retryable || isFetchFailure(error) ? 'retryable' : 'other',
+      reason: typeof code === 'string' ? code : reason,
+      message,
+    };
   }
   const kind: KubeFailureKind =
     status === 404
@@ -44,8 +58,12 @@ function statusOf(error: unknown): number | undefined {
 function describe(error: unknown): { reason: string; message: string } {
   const body = (error as { body?: unknown })?.body;
   const status = parseBody(body);
-  if (status) return { reason: status.reason ?? 'Unknown', message: status.message ?? String(body) };
-  return { reason: error instanceof Error ? error.name : 'Unknown', message: error instanceof Error ? error.message : String(error) };
+  if (status)
+    return { reason: status.reason ?? 'Unknown', message: status.message ?? String(body) };
+  return {
+    reason: error instanceof Error ? error.name : 'Unknown',
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 function parseBody(body: unknown): { reason?: string; message?: string } | undefined {
@@ -56,7 +74,7 @@ function parseBody(body: unknown): { reason?: string; message?: string } | undef
       return undefined;
     }
   }
-  return typeof body === 'object' && body !== null ? (body as { reason?: string; message?: string }) : undefined;
+  return typeof body === 'object' && body !== null ? body : undefined;
 }
 
 function isFetchFailure(error: unknown): boolean {

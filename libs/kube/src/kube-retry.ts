@@ -6,7 +6,9 @@ export class KubeCallFailed extends Error {
     readonly failure: KubeFailure,
     readonly attempts: number,
   ) {
-    super(`${failure.reason}: ${failure.message}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`);
+    super(
+      `${failure.reason}: ${failure.message}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`,
+    );
     this.name = 'KubeCallFailed';
   }
 }
@@ -19,7 +21,10 @@ export interface KubeRetryOptions {
 }
 
 /** Retries 429/5xx/network failures with backoff and jitter within a deadline; others fail at once. */
-export async function withKubeRetry<T>(call: () => Promise<T>, options: KubeRetryOptions = {}): Promise<T> {
+export async function withKubeRetry<T>(
+  call: () => Promise<T>,
+  options: KubeRetryOptions = {},
+): Promise<T> {
   const deadline = Date.now() + (options.deadlineMs ?? 30_000);
   const backoff = options.backoff ?? { initialMs: 100, maxMs: 5_000 };
   for (let attempt = 1; ; attempt++) {

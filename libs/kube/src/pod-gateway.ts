@@ -1,4 +1,9 @@
-import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type CoreV1Api,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
 import { classifyKubeError } from './kube-errors';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
@@ -15,7 +20,10 @@ export class PodGateway {
   ) {}
 
   /** Lists kpm's pods (optionally narrowed by extra label equalities), in one namespace or all. */
-  async list(extra: Record<string, string> = {}, namespace?: string): Promise<{ pods: V1Pod[]; resourceVersion: string }> {
+  async list(
+    extra: Record<string, string> = {},
+    namespace?: string,
+  ): Promise<{ pods: V1Pod[]; resourceVersion: string }> {
     const labelSelector = this.labels.creatorSelector(extra);
     const list = await withKubeRetry(
       () =>
@@ -28,14 +36,18 @@ export class PodGateway {
   }
 
   async create(namespace: string, pod: V1Pod): Promise<V1Pod> {
-    if (!this.labels.isOurs(pod.metadata?.labels)) throw new Error('kpm creates only pods carrying its creator label');
+    if (!this.labels.isOurs(pod.metadata?.labels))
+      throw new Error('kpm creates only pods carrying its creator label');
     return withKubeRetry(() => this.core.createNamespacedPod({ namespace, body: pod }), this.retry);
   }
 
   /** The pod if it exists and is kpm's, else undefined. */
   async read(namespace: string, name: string): Promise<V1Pod | undefined> {
     try {
-      const pod = await withKubeRetry(() => this.core.readNamespacedPod({ namespace, name }), this.retry);
+      const pod = await withKubeRetry(
+        () => this.core.readNamespacedPod({ namespace, name }),
+        this.retry,
+      );
       return this.labels.isOurs(pod.metadata?.labels) ? pod : undefined;
     } catch (error) {
       if (isNotFound(error)) return undefined;

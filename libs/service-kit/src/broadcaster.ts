@@ -28,7 +28,9 @@ export class Broadcaster {
   ) {}
 
   async broadcast(input: BroadcastInput): Promise<void> {
-    await this.producer.send(topicName('broadcast', this.settings.kafka.topicPrefix), [this.encode(input)]);
+    await this.producer.send(topicName('broadcast', this.settings.kafka.topicPrefix), [
+      this.encode(input),
+    ]);
   }
 
   /** The record, for callers that batch it with other writes. */

@@ -18,7 +18,9 @@ import { KAFKA_CLIENT } from './tokens';
  * producer disconnects last, after the consumer finished its in-flight record.
  */
 @Injectable()
-export class KafkaLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class KafkaLifecycle
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger(KafkaLifecycle.name);
   /** Distinguishes this start from earlier ones of the same instance name in broadcast ids. */
   private readonly startedAt = Date.now();
@@ -32,7 +34,9 @@ export class KafkaLifecycle implements OnApplicationBootstrap, BeforeApplication
 
   async onApplicationBootstrap(): Promise<void> {
     const { topicPrefix, partitions } = this.settings.kafka;
-    const checks = await new TopicAdmin(this.kafka).ensure(topicSpecs({ prefix: topicPrefix, partitions }));
+    const checks = await new TopicAdmin(this.kafka).ensure(
+      topicSpecs({ prefix: topicPrefix, partitions }),
+    );
     for (const check of checks) {
       if (check.created) this.logger.log(`created topic ${check.name}`);
       if (check.problem) this.logger.warn(`topic ${check.name} ${check.problem}`);
@@ -58,7 +62,9 @@ export class KafkaLifecycle implements OnApplicationBootstrap, BeforeApplication
         broadcastType: 'SERVER_SHUTDOWN',
         text: `${service} ${instance} shutting down${signal ? ` on ${signal}` : ''}`,
       })
-      .catch((error: unknown) => this.logger.warn(`could not broadcast SERVER_SHUTDOWN: ${String(error)}`));
+      .catch((error: unknown) =>
+        this.logger.warn(`could not broadcast SERVER_SHUTDOWN: ${String(error)}`),
+      );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -34,7 +34,10 @@ export async function runService(
   consumer?: ServiceConsumer,
 ): Promise<INestApplication> {
   const logger = new Logger(settings.service);
-  const app = await NestFactory.create(module, { bufferLogs: false, logger: ['log', 'warn', 'error'] });
+  const app = await NestFactory.create(module, {
+    bufferLogs: false,
+    logger: ['log', 'warn', 'error'],
+  });
   app.enableShutdownHooks();
   if (consumer) {
     const readiness = app.get(Readiness);

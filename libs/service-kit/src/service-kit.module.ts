@@ -29,17 +29,30 @@ export class ServiceKitModule {
         { provide: KpmSettings, useValue: settings },
         { provide: KAFKA_CLIENT, useValue: kafka },
         { provide: Registry, useValue: createMetricsRegistry(settings.service) },
-        { provide: EventProducer, useFactory: (client: Kafka) => new EventProducer(client), inject: [KAFKA_CLIENT] },
+        {
+          provide: EventProducer,
+          useFactory: (client: Kafka) => new EventProducer(client),
+          inject: [KAFKA_CLIENT],
+        },
         {
           provide: KafkaDeadLetterSink,
-          useFactory: (producer: EventProducer) => new KafkaDeadLetterSink(producer, settings.kafka.topicPrefix),
+          useFactory: (producer: EventProducer) =>
+            new KafkaDeadLetterSink(producer, settings.kafka.topicPrefix),
           inject: [EventProducer],
         },
         Readiness,
         Broadcaster,
         KafkaLifecycle,
       ],
-      exports: [KpmSettings, KAFKA_CLIENT, Registry, EventProducer, KafkaDeadLetterSink, Readiness, Broadcaster],
+      exports: [
+        KpmSettings,
+        KAFKA_CLIENT,
+        Registry,
+        EventProducer,
+        KafkaDeadLetterSink,
+        Readiness,
+        Broadcaster,
+      ],
     };
   }
 }

@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { stackPaths } from './paths';
 
@@ -28,7 +36,11 @@ export class Daemon {
     return this.pid() !== undefined;
   }
 
-  start(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): number {
+  start(
+    command: string,
+    args: string[],
+    options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  ): number {
     const running = this.pid();
     if (running) return running;
     mkdirSync(stackPaths.run(), { recursive: true });

@@ -13,7 +13,10 @@ export type StackPart = (typeof STACK_PARTS)[number];
  */
 export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalStack {
   const unknown = parts.filter((part) => !(STACK_PARTS as readonly string[]).includes(part));
-  if (unknown.length > 0) throw new Error(`kpm: unknown stack part(s) ${unknown.join(', ')}; known: ${STACK_PARTS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `kpm: unknown stack part(s) ${unknown.join(', ')}; known: ${STACK_PARTS.join(', ')}`,
+    );
   const components: StackComponent[] = [];
   if (parts.includes('kafka')) components.push(new KafkaBroker());
   if (parts.includes('kube')) components.push(new KubeStack());
@@ -22,5 +25,10 @@ export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalSt
 
 function partsFromEnv(): string[] {
   const raw = process.env.KPM_STACK_PARTS;
-  return raw ? raw.split(',').map((part) => part.trim()).filter(Boolean) : [...STACK_PARTS];
+  return raw
+    ? raw
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean)
+    : [...STACK_PARTS];
 }

@@ -5,7 +5,9 @@ import { printJson, printTable } from '../output';
 export function registerStackCommands(program: Command): void {
   const stack = program
     .command('stack')
-    .description('the embedded local stack: Apache Kafka (KRaft), etcd, kube-apiserver and kwok on 127.0.0.1');
+    .description(
+      'the embedded local stack: Apache Kafka (KRaft), etcd, kube-apiserver and kwok on 127.0.0.1',
+    );
 
   stack
     .command('up')
@@ -32,6 +34,13 @@ export function registerStackCommands(program: Command): void {
     .action(async (options: { json?: boolean }) => {
       const status = await defaultStack().status();
       if (options.json) printJson(status);
-      else printTable(status as unknown as Record<string, unknown>[], ['name', 'running', 'pid', 'endpoint', 'detail']);
+      else
+        printTable(status as unknown as Record<string, unknown>[], [
+          'name',
+          'running',
+          'pid',
+          'endpoint',
+          'detail',
+        ]);
     });
 }

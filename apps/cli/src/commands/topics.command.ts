@@ -18,6 +18,7 @@ export function registerTopicsCommands(program: Command): void {
         topicSpecs({ prefix: settings.kafka.topicPrefix, partitions: settings.kafka.partitions }),
       );
       if (options.json) printJson(checks);
-      else printTable(checks as unknown as Record<string, unknown>[], ['name', 'created', 'problem']);
+      else
+        printTable(checks as unknown as Record<string, unknown>[], ['name', 'created', 'problem']);
     });
 }

@@ -5,7 +5,11 @@ export const SERVICE_NAMES = ['boot-worker', 'watcher', 'state'] as const;
 export type LocalServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Local HTTP ports of the services (health, metrics, the state API); KPM_<SERVICE>_PORT overrides. */
-const DEFAULT_PORTS: Record<LocalServiceName, number> = { state: 8480, 'boot-worker': 8481, watcher: 8482 };
+const DEFAULT_PORTS: Record<LocalServiceName, number> = {
+  state: 8480,
+  'boot-worker': 8481,
+  watcher: 8482,
+};
 
 export interface LocalServiceStatus {
   service: LocalServiceName;
@@ -24,23 +28,33 @@ export class LocalServices {
   /** Starts what is not running (a service that died is started again) and waits until all are ready. */
   async up(timeoutMs = 120_000): Promise<LocalServiceStatus[]> {
     const stackEnv = readStackEnv();
-    if (!stackEnv.KPM_KAFKA_BROKERS) throw new Error('kpm: the local stack is not up; run `npx kpm stack up` first');
+    if (!stackEnv.KPM_KAFKA_BROKERS)
+      throw new Error('kpm: the local stack is not up; run `npx kpm stack up` first');
     for (const service of SERVICE_NAMES) {
       const daemon = new Daemon(service);
       if (daemon.isRunning()) continue;
       const entry = join(repoRoot(), 'apps', service, 'src', 'main.ts');
       daemon.start(process.execPath, ['--require', 'tsx/cjs', entry], {
         cwd: repoRoot(),
-        env: { ...process.env, ...stackEnv, KPM_HTTP_PORT: String(this.port(service)), KPM_HOME: stackPaths.home() },
+        env: {
+          ...process.env,
+          ...stackEnv,
+          KPM_HTTP_PORT: String(this.port(service)),
+          KPM_HOME: stackPaths.home(),
+        },
       });
     }
     for (const service of SERVICE_NAMES) {
       const daemon = new Daemon(service);
-      await waitFor(`${service} /readyz`, async () => daemon.isRunning() && (await this.ready(service)), {
-        timeoutMs,
-        intervalMs: 300,
-        onTimeout: () => `last lines of ${daemon.logFile}:\n${daemon.tail(20)}`,
-      });
+      await waitFor(
+        `${service} /readyz`,
+        async () => daemon.isRunning() && (await this.ready(service)),
+        {
+          timeoutMs,
+          intervalMs: 300,
+          onTimeout: () => `last lines of ${daemon.logFile}:\n${daemon.tail(20)}`,
+        },
+      );
     }
     return this.status();
   }
@@ -53,14 +67,21 @@ export class LocalServices {
     return Promise.all(
       SERVICE_NAMES.map(async (service) => {
         const pid = new Daemon(service).pid() ?? null;
-        return { service, pid, port: this.port(service), ready: pid !== null && (await this.ready(service)) };
+        return {
+          service,
+          pid,
+          port: this.port(service),
+          ready: pid !== null && (await this.ready(service)),
+        };
       }),
     );
   }
 
   private async ready(service: LocalServiceName): Promise<boolean> {
     try {
-      const response = await fetch(`http://127.0.0.1:${this.port(service)}/readyz`, { signal: AbortSignal.timeout(2000) });
+      const response = await fetch(`http://127.0.0.1:${this.port(service)}/readyz`, {
+        signal: AbortSignal.timeout(2000),
+      });
       return response.ok;
     } catch {
       return false;

@@ -25,7 +25,9 @@ export interface CloudEventServerOptions {
   topics: readonly string[];
   deadLetters: DeadLetterSink;
   maxRecordBytes: number;
-  runner?: Partial<Pick<ConsumerRunnerOptions, 'maxAttempts' | 'backoff' | 'partitionsConsumedConcurrently'>>;
+  runner?: Partial<
+    Pick<ConsumerRunnerOptions, 'maxAttempts' | 'backoff' | 'partitionsConsumedConcurrently'>
+  >;
   /** Reported when the consumer is in its group and fetching; feeds /readyz. */
   onReady?: () => void;
 }
@@ -48,7 +50,12 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
   listen(callback: (error?: unknown) => void): void {
     const { kafka, groupId, topics, deadLetters, runner } = this.options;
     // A short fetch wait bounds how long shutdown waits for the fetch in flight.
-    const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxWaitTimeInMs: 1_000 });
+    const consumer = kafka.consumer({
+      groupId,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      maxWaitTimeInMs: 1_000,
+    });
     consumer.on(consumer.events.GROUP_JOIN, () => this.options.onReady?.());
     this.runner = new ConsumerRunner({
       consumer,
@@ -77,7 +84,10 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
   }
 
   private async dispatch(record: InboundRecord, context: RecordContext): Promise<void> {
-    const parsed = parseRecord(record.value, { maxBytes: this.options.maxRecordBytes, topic: record.topic });
+    const parsed = parseRecord(record.value, {
+      maxBytes: this.options.maxRecordBytes,
+      topic: record.topic,
+    });
     const rpcContext = new KafkaEventContext([record, context]);
     if (parsed.ok) {
       const handler = this.getHandlerByPattern(parsed.event.type);
