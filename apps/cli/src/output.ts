@@ -24,7 +24,9 @@ function formatCell(value: unknown, colour: boolean): string {
   if (value === true) return colour ? pc.green('yes') : 'yes';
   if (value === false) return colour ? pc.red('no') : 'no';
   if (value === undefined || value === null) return '-';
-  return typeof value === 'object'
-    ? JSON.stringify(value)
-    : String(value as string | number | boolean);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return `${value}`;
+  }
+  return JSON.stringify(value) ?? '-';
 }
