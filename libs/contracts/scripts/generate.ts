@@ -7,9 +7,9 @@ import { dirname, join, resolve } from 'node:path';
 import '../src';
 import { generatedFiles, SCHEMAS_DIR } from '../src/schema/generate';
 
-async function main(): Promise<void> {
+function main(): void {
   const root = resolve(__dirname, '../../..');
-  const files = await generatedFiles(root);
+  const files = generatedFiles(root);
   mkdirSync(join(root, SCHEMAS_DIR), { recursive: true });
   for (const name of readdirSync(join(root, SCHEMAS_DIR))) {
     if (!files[`${SCHEMAS_DIR}/${name}`]) rmSync(join(root, SCHEMAS_DIR, name));
@@ -21,7 +21,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+main();

@@ -6,6 +6,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
+  IsDefined,
   IsArray,
   IsBoolean,
   IsInt,
@@ -59,6 +60,7 @@ export class BootCommand {
 
 /** Commands that take a query share this shape. */
 abstract class QueryCommand {
+  @IsDefined({ message: 'is required' })
   @ValidateNested()
   @Type(() => ProcessQuery)
   query!: ProcessQuery;

@@ -4,6 +4,7 @@
  */
 import { Type } from 'class-transformer';
 import {
+  IsDefined,
   IsArray,
   IsIn,
   IsNotEmpty,
@@ -56,6 +57,7 @@ export class BootAccepted extends CommandFact {
 
 /** One process's pod is running (statusCode RUNNING). */
 export class ProcessBooted extends CommandFact {
+  @IsDefined({ message: 'is required' })
   @ValidateNested()
   @Type(() => ProcessInstance)
   process!: ProcessInstance;
@@ -82,6 +84,7 @@ export class ProcessBootFailed extends CommandFact {
   @IsString()
   session!: string;
 
+  @IsDefined({ message: 'is required' })
   @ValidateNested()
   @Type(() => BootError)
   error!: BootError;

@@ -4,6 +4,7 @@
  */
 import { Type } from 'class-transformer';
 import {
+  IsDefined,
   IsArray,
   IsIn,
   IsInt,
@@ -37,6 +38,7 @@ export class ProcessMetadata {
 }
 
 export class ProcessDescription {
+  @IsDefined({ message: 'is required' })
   @ValidateNested()
   @Type(() => ProcessMetadata)
   metadata!: ProcessMetadata;
@@ -62,10 +64,12 @@ export class ProcessInstance {
   @IsUUID('all', { message: 'must be a UUID' })
   uuid!: string;
 
+  @IsDefined({ message: 'is required' })
   @ValidateNested()
   @Type(() => ProcessDescription)
   description!: ProcessDescription;
 
+  @IsDefined({ message: 'is required' })
   @ValidateNested()
   @Type(() => ProcessRestriction)
   restriction!: ProcessRestriction;

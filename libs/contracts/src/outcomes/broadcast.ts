@@ -3,7 +3,15 @@
  * operators, with drunc's BroadcastType names so drunc's tooling reads kpm's messages.
  */
 import { Type } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import {
+  IsDefined,
+  IsIn,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  ValidateNested,
+} from 'class-validator';
 import { BROADCAST_TYPES, type BroadcastType } from '../event-types';
 
 /** Who said it: the service, its instance (host/pid or pod), and the session if any. */
@@ -23,6 +31,7 @@ export class BroadcastEmitter {
 }
 
 export class Broadcast {
+  @IsDefined({ message: 'is required' })
   @ValidateNested()
   @Type(() => BroadcastEmitter)
   emitter!: BroadcastEmitter;

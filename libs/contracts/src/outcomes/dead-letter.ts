@@ -5,6 +5,7 @@
  */
 import { Type } from 'class-transformer';
 import {
+  IsDefined,
   IsArray,
   IsBase64,
   IsInt,
@@ -38,6 +39,7 @@ export class DeadLetter {
   @IsNotEmpty()
   reason!: string;
 
+  @IsDefined({ message: 'is required' })
   @ValidateNested()
   @Type(() => DeadLetterSource)
   source!: DeadLetterSource;

@@ -57,6 +57,8 @@ export const SCHEMA_CONVERTERS: Record<
       );
     return schema;
   },
+  // Required-ness is the schema's `required` list; the default `not: {type: null}` beside a $ref is noise.
+  [ValidationTypes.IS_DEFINED]: {},
   [IS_RFC_3339]: { type: 'string', format: 'date-time' },
   // The defaults add `type: number`, which would override `integer` from IsInt.
   [MIN]: (meta: ValidationMetadata) => ({ minimum: meta.constraints[0] as number }),

@@ -48,12 +48,27 @@ export function validateData<T extends object>(
   return errors.length === 0 ? { ok: true, value } : { ok: false, errors };
 }
 
+/**
+ * Constraints about a value's kind. When one fails, the others on the same value (length,
+ * pattern, range) only repeat the problem, so they are left out.
+ */
+const KIND_CONSTRAINTS = new Set([
+  'isDefined',
+  'isString',
+  'isInt',
+  'isBoolean',
+  'isArray',
+  'isObject',
+]);
+
 /** Flattens class-validator's nested errors into paths; array indices become `[i]`. */
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const error of errors) {
     const path = joinPath(parent, error.property);
-    for (const [name, message] of Object.entries(error.constraints ?? {})) {
+    const constraints = Object.entries(error.constraints ?? {});
+    const kind = constraints.filter(([name]) => KIND_CONSTRAINTS.has(name));
+    for (const [name, message] of kind.length > 0 ? kind : constraints) {
       out.push({
         path,
         message: name === 'whitelistValidation' ? 'is not a known field' : message,

@@ -1,0 +1,289 @@
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call -- the tests edit raw JSON on purpose */
+/**
+ * Every command rule has a failing example naming the exact path and why (DESIGN §4, §6 "Bad
+ * input"). Records go through `parseRecord`, as a consumer sees them.
+ */
+import { encodeEvent } from '../build';
+import { CommandType } from '../event-types';
+import { EXAMPLE_EVENTS } from '../examples';
+import { parseRecord } from '../parse';
+import type { FieldError } from '../validation/validate';
+
+type Data = Record<string, any>;
+
+/** The errors of the example command of `type` after `change` edits a copy of its data. */
+function errorsOf(type: CommandType, change: (data: Data) => void): FieldError[] {
+  const example = EXAMPLE_EVENTS[type];
+  const data = structuredClone(example.data) as Data;
+  change(data);
+  const result = parseRecord(encodeEvent({ ...example, data } as typeof example).value);
+  if (result.ok) return [];
+  if (result.kind !== 'invalid') throw new Error(`unexpected ${result.kind}: ${result.reason}`);
+  return result.errors;
+}
+
+const boot = (change: (data: Data) => void) => errorsOf(CommandType.boot, change);
+const firstProcess = (change: (p: Data) => void) => boot((d) => change(d.processes[0]));
+const kill = (change: (data: Data) => void) => errorsOf(CommandType.kill, change);
+const rejects = (path: string, why: string) => [{ path, message: expect.stringContaining(why) }];
+
+describe('boot command', () => {
+  it('accepts the example', () => {
+    expect(boot(() => undefined)).toEqual([]);
+  });
+
+  it.each(['Session-A', 'session_a', '-a', 'a-', 'a'.repeat(64), ''])(
+    'rejects the session %j (DNS-1123 label)',
+    (session) => {
+      // The subject follows the session so only the session rule fires.
+      const example = EXAMPLE_EVENTS[CommandType.boot];
+      const result = parseRecord(
+        encodeEvent({ ...example, subject: session || 'x', data: { ...example.data, session } })
+          .value,
+      );
+      expect(result.ok ? [] : result.kind === 'invalid' && result.errors).toEqual(
+        rejects('session', 'DNS-1123 label'),
+      );
+    },
+  );
+
+  it('accepts a 63-character session', () => {
+    const session = 'a'.repeat(63);
+    const example = EXAMPLE_EVENTS[CommandType.boot];
+    const result = parseRecord(
+      encodeEvent({ ...example, subject: session, data: { ...example.data, session } }).value,
+    );
+    expect(result.ok).toBe(true);
+  });
+
+  it.each(['', 'al ice', 'alice;rm', 'ä'])('rejects the user %j', (user) => {
+    expect(boot((d) => (d.user = user))).toEqual(rejects('user', 'user name'));
+  });
+
+  it('rejects a boot without processes', () => {
+    expect(boot((d) => (d.processes = []))).toEqual(rejects('processes', 'at least one process'));
+  });
+
+  it('rejects more than 5000 processes', () => {
+    const errors = boot((d) => {
+      d.processes = Array.from({ length: 5001 }, (_, i) => ({ ...d.processes[0], name: `p${i}` }));
+    });
+    expect(errors).toEqual(rejects('processes', 'at most 5000 processes'));
+  });
+
+  it('rejects a duplicate name, pointing at the repeat', () => {
+    const errors = boot((d) => {
+      d.processes = ['a', 'b', 'c', 'a'].map((name) => ({ ...d.processes[0], name }));
+    });
+    expect(errors).toEqual(rejects('processes[3].name', 'duplicate name "a" (also processes[0])'));
+  });
+
+  it.each(['RU-01', 'ru_01', 'ru.01', '', 'r'.repeat(64)])(
+    'rejects the process name %j',
+    (name) => {
+      expect(firstProcess((p) => (p.name = name))).toEqual(
+        rejects('processes[0].name', 'DNS-1123 label'),
+      );
+    },
+  );
+
+  it('accepts a given uuid and rejects a malformed one', () => {
+    expect(firstProcess((p) => (p.uuid = '0b0e1c9a-4c5e-4a8a-9d55-8f1f0d7a2b3c'))).toEqual([]);
+    expect(firstProcess((p) => (p.uuid = 'not-a-uuid'))).toEqual(
+      rejects('processes[0].uuid', 'must be a UUID'),
+    );
+  });
+
+  it.each(['1..2', '1.', '.1', 'a', '1.a'])('rejects the treeId %j', (treeId) => {
+    expect(firstProcess((p) => (p.treeId = treeId))).toEqual(
+      rejects('processes[0].treeId', 'dot-separated numbers'),
+    );
+  });
+
+  it.each(['1BAD', 'A-B', '', 'A B'])('rejects the env key %j, naming it', (key) => {
+    expect(firstProcess((p) => (p.env = { OK: '1', [key]: 'x' }))).toEqual(
+      rejects(
+        'processes[0].env',
+        `key ${JSON.stringify(key)} is not a valid environment variable name`,
+      ),
+    );
+  });
+
+  it('rejects a non-string env value', () => {
+    expect(firstProcess((p) => (p.env = { N: 1 }))).toEqual(
+      rejects('processes[0].env', 'value of "N" must be a string'),
+    );
+  });
+
+  it.each([
+    ['logsPath', 'var/log', 'absolute path'],
+    ['logsPath', '/var/log/../../etc', 'path traversal'],
+    ['logsPath', '..', 'absolute path'],
+    ['executionDirectory', '/opt/..', 'path traversal'],
+    ['executionDirectory', '', 'non-empty'],
+  ])('rejects %s %j', (field, value, why) => {
+    expect(firstProcess((p) => (p[field] = value))).toEqual(rejects(`processes[0].${field}`, why));
+  });
+
+  it('accepts paths that merely contain dots', () => {
+    expect(firstProcess((p) => (p.logsPath = '/var/log/..hidden/run.1'))).toEqual([]);
+  });
+
+  it('rejects path traversal in the data mount', () => {
+    expect(firstProcess((p) => (p.restriction.dataMount = '/data/../../etc'))).toEqual(
+      rejects('processes[0].restriction.dataMount', 'path traversal'),
+    );
+  });
+
+  it('rejects an allowed host that is not a node name', () => {
+    expect(firstProcess((p) => (p.restriction.allowedHosts = ['Node 1']))).toEqual(
+      rejects('processes[0].restriction.allowedHosts', 'Kubernetes node name'),
+    );
+  });
+
+  it('points into nested arrays', () => {
+    const errors = boot((d) => {
+      d.processes.push({ ...d.processes[0], name: 'ru-02' }, { ...d.processes[0], name: 'ru-03' });
+      d.processes[2].executableAndArguments = [{ exec: 'a' }, { exec: '' }];
+    });
+    expect(errors).toEqual(
+      rejects('processes[2].executableAndArguments[1].exec', 'should not be empty'),
+    );
+  });
+
+  it('rejects a process without commands', () => {
+    expect(firstProcess((p) => (p.executableAndArguments = []))).toEqual(
+      rejects('processes[0].executableAndArguments', 'at least 1'),
+    );
+  });
+
+  it('rejects non-string args', () => {
+    expect(firstProcess((p) => (p.executableAndArguments[0].args = ['ok', 3]))).toEqual(
+      rejects('processes[0].executableAndArguments[0].args', 'must be a string'),
+    );
+  });
+
+  it('names unknown fields instead of ignoring them', () => {
+    expect(firstProcess((p) => (p.imag = 'x'))).toEqual(
+      rejects('processes[0].imag', 'not a known field'),
+    );
+    expect(boot((d) => (d.sesion = 'x'))).toEqual(rejects('sesion', 'not a known field'));
+  });
+
+  it('rejects invalid labels, resources and images', () => {
+    expect(firstProcess((p) => (p.labels = { detector: 'np 04' }))).toEqual(
+      rejects('processes[0].labels', 'value of "detector" is not a valid Kubernetes label value'),
+    );
+    expect(firstProcess((p) => (p.annotations = { 'bad key!': 'x' }))).toEqual(
+      rejects(
+        'processes[0].annotations',
+        'key "bad key!" is not a valid Kubernetes annotation key',
+      ),
+    );
+    expect(firstProcess((p) => (p.resources.requests = { cpu: 'lots' }))).toEqual(
+      rejects('processes[0].resources.requests', 'value of "cpu" is not a Kubernetes quantity'),
+    );
+    expect(firstProcess((p) => (p.image = 'a b'))).toEqual(
+      rejects('processes[0].image', 'without whitespace'),
+    );
+  });
+
+  it('reports every error at once', () => {
+    const errors = boot((d) => {
+      d.user = '';
+      d.processes[0].name = 'X';
+      d.processes[0].logsPath = 'rel';
+    });
+    expect(errors.map((e) => e.path).sort()).toEqual([
+      'processes[0].logsPath',
+      'processes[0].name',
+      'user',
+    ]);
+  });
+});
+
+describe('kill command', () => {
+  it('accepts an empty query (the handlers decide what it matches)', () => {
+    expect(kill((d) => (d.query = {}))).toEqual([]);
+  });
+
+  it('requires a query', () => {
+    expect(kill((d) => delete d.query).map((e) => e.path)).toContain('query');
+  });
+
+  it.each([
+    ['gracePeriodSeconds', -1, 'must not be negative'],
+    ['gracePeriodSeconds', 1.5, 'whole number of seconds'],
+    ['gracePeriodSeconds', '30', 'whole number of seconds'],
+    ['gracePeriodSeconds', 3601, 'at most 3600 seconds'],
+    ['timeoutSeconds', 86401, 'at most 86400 seconds'],
+  ])('rejects %s = %j', (field, value, why) => {
+    const errors = kill((d) => (d[field] = value));
+    expect(errors[0]).toEqual({ path: field, message: expect.stringContaining(why) });
+  });
+
+  it.each(['(a+)+$', '(.*a){20}', '(\\w+\\s?)*$'])(
+    'rejects the dangerous name regex %j',
+    (pattern) => {
+      expect(kill((d) => (d.query.names = ['^ru-', pattern]))).toEqual(
+        rejects('query.names[1]', 'can backtrack catastrophically'),
+      );
+    },
+  );
+
+  it.each(['^ru-', 'readout.*[0-9]'])('accepts the name regex %j', (pattern) => {
+    expect(kill((d) => (d.query.names = [pattern]))).toEqual([]);
+  });
+
+  it('rejects a regex that does not compile or is too long', () => {
+    expect(kill((d) => (d.query.names = ['ru-(']))).toEqual(
+      rejects('query.names[0]', 'does not compile'),
+    );
+    expect(kill((d) => (d.query.names = ['a'.repeat(257)]))).toEqual(rejects('query.names', '256'));
+  });
+
+  it('rejects malformed query selectors', () => {
+    expect(kill((d) => (d.query.uuids = ['nope']))).toEqual(
+      rejects('query.uuids', 'each uuid must be a UUID'),
+    );
+    expect(kill((d) => (d.query.user = 'a b'))).toEqual(rejects('query.user', 'user name'));
+  });
+});
+
+describe('terminate, restart, flush, ps and logs commands', () => {
+  it('terminate checks session, user and keepNamespace', () => {
+    expect(errorsOf(CommandType.terminate, (d) => (d.keepNamespace = 'yes'))).toEqual(
+      rejects('keepNamespace', 'boolean'),
+    );
+    expect(errorsOf(CommandType.terminate, (d) => (d.user = ''))).toEqual(
+      rejects('user', 'user name'),
+    );
+  });
+
+  it.each([CommandType.restart, CommandType.flush, CommandType.ps])(
+    '%s takes only a query',
+    (type) => {
+      expect(errorsOf(type, () => undefined)).toEqual([]);
+      expect(errorsOf(type, (d) => (d.gracePeriodSeconds = 1))).toEqual(
+        rejects('gracePeriodSeconds', 'not a known field'),
+      );
+    },
+  );
+
+  it('logs defaults tailLines to 100 and bounds it to 1..10000', () => {
+    const example = EXAMPLE_EVENTS[CommandType.logs];
+    const parsed = parseRecord(
+      encodeEvent({ ...example, data: { query: example.data.query } }).value,
+    );
+    expect(parsed.ok && parsed.event.type === CommandType.logs && parsed.event.data.tailLines).toBe(
+      100,
+    );
+    expect(errorsOf(CommandType.logs, (d) => (d.tailLines = 0))).toEqual(
+      rejects('tailLines', 'at least 1'),
+    );
+    expect(errorsOf(CommandType.logs, (d) => (d.tailLines = 10001))).toEqual(
+      rejects('tailLines', 'at most 10000'),
+    );
+    expect(errorsOf(CommandType.logs, (d) => (d.tailLines = 10000))).toEqual([]);
+  });
+});

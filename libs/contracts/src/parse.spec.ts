@@ -1,0 +1,156 @@
+import { encodeEvent } from './build';
+import { CommandType, ProcessEventType, type EventType } from './event-types';
+import { EXAMPLE_EVENTS } from './examples';
+import { parseRecord, type ParseResult } from './parse';
+import { EVENT_TYPES, TYPE_REGISTRY } from './registry';
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+const boot = EXAMPLE_EVENTS[CommandType.boot];
+
+function invalid(result: ParseResult) {
+  if (result.ok || result.kind !== 'invalid')
+    throw new Error(`expected invalid, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+describe('parseRecord', () => {
+  it.each(EVENT_TYPES)('parses the example %s into its data class', (type: EventType) => {
+    const example = EXAMPLE_EVENTS[type];
+    const result = parseRecord(encodeEvent(example).value);
+    if (!result.ok) throw new Error(JSON.stringify(result));
+    expect(result.event.data).toBeInstanceOf(TYPE_REGISTRY[type].dataClass);
+    expect(JSON.parse(JSON.stringify(result.event))).toEqual(JSON.parse(JSON.stringify(example)));
+  });
+
+  it('gives nested objects their classes too', () => {
+    const result = parseRecord(encodeEvent(boot).value);
+    expect(
+      result.ok &&
+        result.event.type === CommandType.boot &&
+        result.event.data.processes[0].constructor.name,
+    ).toBe('ProcessSpec');
+  });
+
+  describe('not a CloudEvent (to dead-letter)', () => {
+    it.each([
+      ['garbage bytes', Buffer.from([0xff, 0xfe, 0x00, 0x01]), 'not UTF-8 JSON'],
+      ['non-JSON text', Buffer.from('hello'), 'not UTF-8 JSON'],
+      ['an empty value', Buffer.alloc(0), 'not UTF-8 JSON'],
+      ['a JSON array', json([boot]), 'an array'],
+      ['a JSON string', json('x'), 'string'],
+      ['JSON null', json(null), 'null'],
+      ['an object without specversion', json({ ...boot, specversion: undefined }), '"specversion"'],
+      ['another specversion', json({ ...boot, specversion: '0.3' }), 'not supported'],
+      ['an object without id', json({ ...boot, id: undefined }), '"id"'],
+      ['an empty type', json({ ...boot, type: '' }), '"type"'],
+      ['a numeric source', json({ ...boot, source: 1 }), '"source"'],
+    ])('%s', (_what, value, why) => {
+      const result = parseRecord(value);
+      expect(result).toEqual({
+        ok: false,
+        kind: 'not-a-cloudevent',
+        reason: expect.stringContaining(why),
+      });
+    });
+
+    it('a tombstone', () => {
+      expect(parseRecord(null)).toEqual({
+        ok: false,
+        kind: 'not-a-cloudevent',
+        reason: expect.stringContaining('tombstone'),
+      });
+    });
+  });
+
+  describe('an invalid CloudEvent (to answer)', () => {
+    it('carries what is known of the envelope', () => {
+      const result = invalid(parseRecord(json({ ...boot, data: { ...boot.data, user: '' } })));
+      expect(result.envelope).toEqual({
+        id: boot.id,
+        type: boot.type,
+        source: boot.source,
+        subject: 'session-a',
+      });
+      expect(result.errors).toEqual([
+        { path: 'user', message: expect.stringContaining('user name') },
+      ]);
+    });
+
+    it('names an unknown type at path type', () => {
+      const result = invalid(parseRecord(json({ ...boot, type: 'daq.kpm.command.reboot.v1' })));
+      expect(result.errors).toEqual([
+        {
+          path: 'type',
+          message: expect.stringContaining('unknown type "daq.kpm.command.reboot.v1"'),
+        },
+      ]);
+    });
+
+    it('rejects a known type that is not expected on the topic', () => {
+      const fact = EXAMPLE_EVENTS[ProcessEventType.bootAccepted];
+      const byTopic = invalid(parseRecord(encodeEvent(fact).value, { topic: 'kpm.commands' }));
+      expect(byTopic.errors).toEqual([
+        { path: 'type', message: expect.stringContaining('not expected here') },
+      ]);
+      expect(byTopic.errors[0].message).toContain(CommandType.boot);
+      const byList = invalid(
+        parseRecord(encodeEvent(fact).value, { expectedTypes: [CommandType.kill] }),
+      );
+      expect(byList.errors).toEqual([
+        { path: 'type', message: expect.stringContaining(CommandType.kill) },
+      ]);
+      expect(parseRecord(encodeEvent(boot).value, { topic: 'test-1.kpm.commands' }).ok).toBe(true);
+    });
+
+    it('refuses an oversize record at path (record), with its size', () => {
+      const value = encodeEvent(boot).value;
+      const result = invalid(parseRecord(value, { maxBytes: 100 }));
+      expect(result.errors).toEqual([
+        { path: '(record)', message: `is ${value.length} bytes, at most 100 are accepted` },
+      ]);
+      expect(result.envelope.id).toBe(boot.id);
+    });
+
+    it('requires the subject (the session) and that it matches the data', () => {
+      expect(invalid(parseRecord(json({ ...boot, subject: undefined }))).errors).toEqual([
+        { path: 'subject', message: expect.stringContaining('is required') },
+      ]);
+      expect(invalid(parseRecord(json({ ...boot, subject: 'session-b' }))).errors).toEqual([
+        { path: 'subject', message: expect.stringContaining('must equal the session "session-a"') },
+      ]);
+    });
+
+    it('checks the context attributes', () => {
+      const result = invalid(
+        parseRecord(
+          json({
+            ...boot,
+            time: 'yesterday',
+            datacontenttype: 'text/plain',
+            Foo: 1,
+            data_base64: 'aGk=',
+          }),
+        ),
+      );
+      expect(result.errors).toEqual([
+        { path: 'time', message: expect.stringContaining('RFC 3339') },
+        { path: 'datacontenttype', message: expect.stringContaining('application/json') },
+        { path: 'Foo', message: expect.stringContaining('not a CloudEvents attribute') },
+        { path: 'data_base64', message: expect.stringContaining('binary data is not supported') },
+      ]);
+    });
+
+    it('accepts CloudEvents extension attributes and a missing time', () => {
+      expect(parseRecord(json({ ...boot, traceparent: '00-abc', time: undefined })).ok).toBe(true);
+    });
+
+    it('requires data, as an object', () => {
+      expect(invalid(parseRecord(json({ ...boot, data: undefined }))).errors).toEqual([
+        { path: 'data', message: 'is required' },
+      ]);
+      expect(invalid(parseRecord(json({ ...boot, data: [1] }))).errors).toEqual([
+        { path: 'data', message: 'must be a JSON object' },
+      ]);
+    });
+  });
+});
