@@ -25,5 +25,3 @@ export {
   type ContractClass,
   type Validated,
 } from './validation/validate';
-/** `{path, message}`: the name libs/kafka uses for a FieldError. */
-export type { FieldError as ValidationError } from './validation/validate';
