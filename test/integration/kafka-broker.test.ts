@@ -12,7 +12,13 @@ import {
   type Producer,
   type ProducerConfig,
 } from 'kafkajs';
-import { formattedClusterId, KafkaBroker, pinnedKafkaVersion } from '@kpm/stack/kafka';
+import {
+  fetchApiVersions,
+  formattedClusterId,
+  KafkaBroker,
+  kafkajsApiGaps,
+  pinnedKafkaVersion,
+} from '@kpm/stack/kafka';
 
 /**
  * The local broker against kafkajs 2.2.4, the client every kpm service uses: the protocol
@@ -157,6 +163,18 @@ describe('the local Kafka broker', () => {
     expect(cluster.clusterId).toBe(formattedClusterId(broker.settings));
     expect(cluster.brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: broker.settings.port }]);
     expect((await broker.status()).detail).toContain(`Apache Kafka ${version}`);
+  });
+
+  it('serves a version of every request kafkajs 2.2.4 implements (KIP-896 dropped old ones)', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    expect((require('kafkajs/package.json') as { version: string }).version).toBe('2.2.4');
+    const served = await fetchApiVersions(broker.settings.host, broker.settings.port);
+    expect(kafkajsApiGaps(served)).toEqual([]);
+    // Produce, Fetch, ListOffsets, Metadata, OffsetCommit/Fetch, FindCoordinator, JoinGroup,
+    // Heartbeat, LeaveGroup, SyncGroup, CreateTopics, InitProducerId, AddPartitions/OffsetsToTxn,
+    // EndTxn, TxnOffsetCommit: the paths kpm's services take.
+    const used = [0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 19, 22, 24, 25, 26, 28];
+    expect(served.map((range) => range.apiKey)).toEqual(expect.arrayContaining(used));
   });
 
   it('creates topics explicitly and never auto-creates them', async () => {

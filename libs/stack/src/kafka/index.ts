@@ -1,3 +1,4 @@
+export * from './kafka-api-versions';
 export * from './kafka-broker';
 export * from './kafka-install';
 export * from './kafka-probe';
