@@ -11,6 +11,12 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import {
+  ABSOLUTE_PATH,
+  ABSOLUTE_PATH_MESSAGE,
+  PodManagementConfig,
+  VolumeConfig,
+} from './boot-worker-settings';
 
 /** Kafka connection and topic layout (DESIGN §2). */
 export class KafkaConfig {
@@ -32,7 +38,8 @@ export class KafkaConfig {
   @IsInt()
   @Min(1024)
   @Max(100 * 1024 * 1024)
-  maxRecordBytes = 4 * 1024 * 1024;
+  /** Matches the topics' max.message.bytes (contracts MAX_RECORD_BYTES): a 5000-process boot fits. */
+  maxRecordBytes = 8 * 1024 * 1024;
 }
 
 /** drunc's `labels` setting: the domain of every label and finalizer kpm writes. */
@@ -77,4 +84,18 @@ export class KpmSettings {
   @IsOptional()
   @IsString()
   kubeconfig?: string;
+
+  /** The boot-worker's drunc settings (see boot-worker-settings.ts). */
+  @ValidateNested()
+  @Type(() => PodManagementConfig)
+  podManagement = new PodManagementConfig();
+
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => VolumeConfig)
+  volumes: VolumeConfig[] = [];
+
+  @IsOptional()
+  @Matches(ABSOLUTE_PATH, { message: ABSOLUTE_PATH_MESSAGE })
+  homePathBase?: string;
 }

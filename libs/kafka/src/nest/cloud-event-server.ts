@@ -55,6 +55,9 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
       sessionTimeout: 30_000,
       heartbeatInterval: 3_000,
       maxWaitTimeInMs: 1_000,
+      // A fetch must hold the largest record kpm accepts (a 5000-process boot is a few MiB).
+      maxBytesPerPartition: this.options.maxRecordBytes + 64 * 1024,
+      maxBytes: Math.max(50 * 1024 * 1024, 2 * this.options.maxRecordBytes),
     });
     consumer.on(consumer.events.GROUP_JOIN, () => this.options.onReady?.());
     this.runner = new ConsumerRunner({
