@@ -1,2 +1,3 @@
 export * from './settings';
 export * from './load-settings';
+export * from './boot-worker-settings';

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
+import { BOOT_WORKER_ENV } from './boot-worker-settings';
 import { KpmSettings } from './settings';
 
 /** Raised at start when configuration is wrong; its message names every offending setting. */
@@ -33,6 +34,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ['KPM_HTTP_PORT', 'http.port', Number],
   ['KPM_HTTP_HOST', 'http.host', String],
   ['KPM_INSTANCE', 'instance', String],
+  ...BOOT_WORKER_ENV,
   ['KUBECONFIG', 'kubeconfig', String],
 ];
 

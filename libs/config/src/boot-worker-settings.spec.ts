@@ -1,0 +1,66 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings } from './load-settings';
+
+function yamlFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'kpm-config-')), 'kpm.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('boot-worker settings', () => {
+  it("starts from drunc's defaults", () => {
+    const { podManagement, volumes, homePathBase } = loadSettings('boot-worker', {});
+    expect(podManagement).toMatchObject({
+      killTimeout: 30,
+      podReadyTimeout: 60,
+      headlessDiscoveryPort: 80,
+      hostCacheExpiry: 300,
+      allowedImages: ['*'],
+      allowPrivileged: false,
+      assignNodes: true,
+    });
+    expect(volumes).toEqual([]);
+    expect(homePathBase).toBeUndefined();
+  });
+
+  it('reads podManagement, volumes and homePathBase from YAML, then KPM_* variables', () => {
+    const file = yamlFile(
+      [
+        'podManagement:',
+        '  killTimeout: 10',
+        '  allowedImages: ["ghcr.io/dune-daq/*"]',
+        'volumes:',
+        '  - {name: cvmfs, mountPath: /cvmfs, hostPath: /cvmfs, readOnly: true}',
+        'homePathBase: /nfs/home',
+      ].join('\n'),
+    );
+    const settings = loadSettings('boot-worker', {
+      KPM_CONFIG: file,
+      KPM_BOOT_CONCURRENCY: '8',
+      KPM_ALLOW_PRIVILEGED: 'true',
+    });
+    expect(settings.podManagement.killTimeout).toBe(10);
+    expect(settings.podManagement.bootConcurrency).toBe(8);
+    expect(settings.podManagement.allowPrivileged).toBe(true);
+    expect(settings.podManagement.allowedImages).toEqual(['ghcr.io/dune-daq/*']);
+    expect(settings.volumes).toEqual([
+      { name: 'cvmfs', mountPath: '/cvmfs', hostPath: '/cvmfs', readOnly: true },
+    ]);
+    expect(settings.homePathBase).toBe('/nfs/home');
+  });
+
+  it('names the bad setting', () => {
+    expect(() => loadSettings('boot-worker', { KPM_KILL_TIMEOUT: '-1' })).toThrow(
+      /podManagement\.killTimeout/,
+    );
+    const file = yamlFile('volumes:\n  - {name: x, mountPath: /a/../etc, hostPath: /x}\n');
+    expect(() => loadSettings('boot-worker', { KPM_CONFIG: file })).toThrow(
+      /volumes\.0\.mountPath: mountPath must be an absolute path without "\.\." segments/,
+    );
+    expect(() => loadSettings('boot-worker', { KPM_HOME_PATH_BASE: 'home' })).toThrow(
+      /homePathBase/,
+    );
+  });
+});

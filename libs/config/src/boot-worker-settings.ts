@@ -1,0 +1,158 @@
+/**
+ * The boot-worker's settings: drunc's K8sProcessManager settings (`pod_management`, `service`,
+ * `cleanup`, `checking`, `volumes`, `home_path_base`) in camelCase with drunc's defaults, plus
+ * what kpm adds (boot concurrency, node assignment, image allow-list, privilege policy).
+ */
+import 'reflect-metadata';
+import {
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
+
+/** Absolute, and no `..` segment that could climb out of the directory (path traversal). */
+export const ABSOLUTE_PATH = /^\/(?!(.*\/)?\.\.(\/|$))/;
+export const ABSOLUTE_PATH_MESSAGE = '$property must be an absolute path without ".." segments';
+
+/** One host directory mounted into every pod (drunc's `volumes` entries). */
+export class VolumeConfig {
+  @Matches(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: 'name must be a DNS-1123 label' })
+  name!: string;
+
+  @Matches(ABSOLUTE_PATH, { message: ABSOLUTE_PATH_MESSAGE })
+  mountPath!: string;
+
+  @Matches(ABSOLUTE_PATH, { message: ABSOLUTE_PATH_MESSAGE })
+  hostPath!: string;
+
+  @IsOptional()
+  @IsBoolean()
+  readOnly?: boolean = false;
+}
+
+/** How the boot-worker creates, readies and kills pods. */
+export class PodManagementConfig {
+  /** drunc's kill_timeout: the pods' terminationGracePeriodSeconds and the default kill grace. */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  killTimeout = 30;
+
+  /** drunc's pod_ready_timeout: how long the connection server and root controller may take. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  podReadyTimeout = 60;
+
+  /** drunc's service.headless_discovery_port: the port of each process's headless Service. */
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  headlessDiscoveryPort = 80;
+
+  /** drunc's checking.host_cache_expiry: how long a node's Ready/schedulable verdict is trusted. */
+  @IsInt()
+  @Min(0)
+  @Max(86400)
+  hostCacheExpiry = 300;
+
+  /** drunc's cleanup.restart_cleanup_time, in seconds; kpm waits for the watcher's record too, so 30 rather than 10. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  restartCleanupTime = 30;
+
+  /** How long a boot waits for a Terminating namespace of the same session to go. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  namespaceCleanupTimeout = 120;
+
+  /** Pods (and their Services) of one boot created at once: never one blocking call at a time. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  bootConcurrency = 32;
+
+  /**
+   * Set `spec.nodeName` (allowedHosts[0] after the Ready check, else a Ready node) instead of
+   * leaving the choice to a scheduler through a node selector. On for the local stack (kwok
+   * schedules nothing); a cluster with a scheduler may turn it off.
+   */
+  @IsBoolean()
+  assignNodes = true;
+
+  /** Seconds past the grace period after which a pod not yet ended is killed with grace 0. */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  killEscalationMargin = 5;
+
+  /** Seconds a stage waits after the grace-0 escalation before moving on. */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  forcedKillWait = 15;
+
+  /** How long a Kubernetes call is retried on 429/5xx/network errors before the process fails. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  apiRetryDeadline = 30;
+
+  /** The image of a process that names none (drunc's configured image). */
+  @IsString()
+  @IsNotEmpty()
+  image = 'ghcr.io/dune-daq/alma9:latest';
+
+  /** Images a process may name: exact references or prefixes ending in `*`; `*` allows all. */
+  @IsArray()
+  @ArrayMinSize(1, { message: 'allowedImages must list at least one image or pattern' })
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  allowedImages: string[] = ['*'];
+
+  /** Whether a process may ask for a privileged container. */
+  @IsBoolean()
+  allowPrivileged = false;
+
+  /** drunc's local connection server: booted first and waited for, like the root controller. */
+  @Matches(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, {
+    message: 'connectionServerName must be a DNS-1123 label',
+  })
+  connectionServerName = 'local-connection-server';
+
+  /** Upper bound of one logs answer, so it always fits one Kafka record. */
+  @IsInt()
+  @Min(1024)
+  @Max(4 * 1024 * 1024)
+  logsMaxBytes = 256 * 1024;
+}
+
+/** Environment variables for the boot-worker's settings (`KPM_*`), by setting path. */
+export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
+  ['KPM_KILL_TIMEOUT', 'podManagement.killTimeout', Number],
+  ['KPM_POD_READY_TIMEOUT', 'podManagement.podReadyTimeout', Number],
+  ['KPM_BOOT_CONCURRENCY', 'podManagement.bootConcurrency', Number],
+  ['KPM_ASSIGN_NODES', 'podManagement.assignNodes', (raw) => raw === 'true'],
+  ['KPM_DEFAULT_IMAGE', 'podManagement.image', String],
+  [
+    'KPM_ALLOWED_IMAGES',
+    'podManagement.allowedImages',
+    (raw) =>
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+  ],
+  ['KPM_ALLOW_PRIVILEGED', 'podManagement.allowPrivileged', (raw) => raw === 'true'],
+  ['KPM_RESTART_CLEANUP_TIME', 'podManagement.restartCleanupTime', Number],
+  ['KPM_HOME_PATH_BASE', 'homePathBase', String],
+];
