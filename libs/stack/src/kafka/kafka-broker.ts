@@ -1,7 +1,10 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { Daemon } from '../daemon';
+import { stackPaths } from '../paths';
 import { WaitAborted, waitFor } from '../wait';
+import { withFileLock } from './file-lock';
 import { installKafka, isKafkaInstalled, javaClasspathArgs, javaCommand } from './kafka-install';
 import { describeCluster, warmCoordinators } from './kafka-probe';
 import { kafkaStackSettings, type KafkaStackSettings } from './kafka-settings';
@@ -44,25 +47,15 @@ export class KafkaBroker implements StackComponent {
 
   async up(): Promise<StackEnv> {
     const env = { KPM_KAFKA_BROKERS: this.bootstrap };
-    if (this.pid() !== undefined) {
-      // Already running (started by another `up`): only check that it is ours and serving.
-      this.assertListeningOnConfiguredPort();
-      await this.waitReady();
-      return env;
+    if (this.pid() === undefined) {
+      await withFileLock(join(stackPaths.run(), 'kafka.lock'), async () => {
+        // Re-checked under the lock: a concurrent `up` may have started it meanwhile.
+        if (this.pid() === undefined) await this.start();
+      });
     }
-    if (!isKafkaInstalled(this.settings)) {
-      this.progress(
-        `kafka: resolving Apache Kafka ${this.settings.version} with Maven (first use only)`,
-      );
-      await installKafka(this.settings);
-    }
-    renderServerProperties(this.settings);
-    const { formatted } = await formatStorage(this.settings);
-    if (formatted) this.progress(`kafka: formatted ${this.settings.logDir}`);
-    this.progress(`kafka: starting broker on ${this.bootstrap}`);
-    this.daemon.start(javaCommand(), this.brokerArgs(), { cwd: this.settings.dataDir });
+    // Running, perhaps started by another `up`: check that it is ours and serving.
+    this.assertListeningOnConfiguredPort();
     await this.waitReady();
-    await warmCoordinators(this.bootstrap);
     return env;
   }
 
@@ -116,6 +109,22 @@ export class KafkaBroker implements StackComponent {
       return undefined;
     }
     return pid;
+  }
+
+  private async start(): Promise<void> {
+    if (!isKafkaInstalled(this.settings)) {
+      this.progress(
+        `kafka: resolving Apache Kafka ${this.settings.version} with Maven (first use only)`,
+      );
+      await installKafka(this.settings);
+    }
+    renderServerProperties(this.settings);
+    const { formatted } = await formatStorage(this.settings);
+    if (formatted) this.progress(`kafka: formatted ${this.settings.logDir}`);
+    this.progress(`kafka: starting broker on ${this.bootstrap}`);
+    this.daemon.start(javaCommand(), this.brokerArgs(), { cwd: this.settings.dataDir });
+    await this.waitReady();
+    await warmCoordinators(this.bootstrap);
   }
 
   private brokerArgs(): string[] {
