@@ -3,3 +3,7 @@ export * from './kube-client';
 export * from './kube-errors';
 export * from './kube-retry';
 export * from './pod-gateway';
+export * from './namespace-gateway';
+export * from './node-directory';
+export * from './object-waiter';
+export * from './service-gateway';

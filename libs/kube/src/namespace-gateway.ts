@@ -1,0 +1,75 @@
+import type { CoreV1Api, V1Namespace } from '@kubernetes/client-node';
+import type { KpmLabels } from './kpm-labels';
+import { KubeCallFailed, withKubeRetry, type KubeRetryOptions } from './kube-retry';
+import { classifyKubeError, type KubeFailure } from './kube-errors';
+
+/**
+ * Session namespaces as kpm may touch them: created with kpm's creator label, deleted only when
+ * they carry it. Reading is allowed for any namespace, so a boot can refuse a session whose
+ * namespace belongs to someone else.
+ */
+export class NamespaceGateway {
+  constructor(
+    private readonly core: CoreV1Api,
+    private readonly labels: KpmLabels,
+    private readonly retry: KubeRetryOptions = {},
+  ) {}
+
+  /** The namespace, or undefined when there is none. */
+  async read(name: string): Promise<V1Namespace | undefined> {
+    try {
+      return await withKubeRetry(() => this.core.readNamespace({ name }), this.retry);
+    } catch (error) {
+      if (failureOf(error).kind === 'not-found') return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Creates the namespace with kpm's creator label plus `labels`/`annotations`; when it already
+   * exists (a concurrent or redelivered boot) the existing one is returned for the caller to judge.
+   */
+  async create(
+    name: string,
+    labels: Record<string, string>,
+    annotations: Record<string, string> = {},
+  ): Promise<V1Namespace> {
+    const body: V1Namespace = {
+      metadata: { name, labels: { ...labels, [this.labels.creator]: 'kpm' }, annotations },
+    };
+    try {
+      return await withKubeRetry(() => this.core.createNamespace({ body }), this.retry);
+    } catch (error) {
+      if (failureOf(error).kind !== 'conflict') throw error;
+      const existing = await this.read(name);
+      if (!existing) throw error;
+      return existing;
+    }
+  }
+
+  /** Deletes a namespace of kpm's; false when it is gone already or is not kpm's. */
+  async delete(namespace: V1Namespace): Promise<boolean> {
+    const { name, uid } = namespace.metadata ?? {};
+    if (!name || !this.labels.isOurs(namespace.metadata?.labels)) return false;
+    try {
+      await withKubeRetry(
+        () =>
+          this.core.deleteNamespace({
+            name,
+            body: { preconditions: uid ? { uid } : undefined },
+          }),
+        this.retry,
+      );
+      return true;
+    } catch (error) {
+      const kind = failureOf(error).kind;
+      if (kind === 'not-found' || kind === 'conflict') return false;
+      throw error;
+    }
+  }
+}
+
+/** The classified failure of a Kubernetes call, whether or not withKubeRetry wrapped it. */
+export function failureOf(error: unknown): KubeFailure {
+  return error instanceof KubeCallFailed ? error.failure : classifyKubeError(error);
+}

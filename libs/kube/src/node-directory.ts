@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
+
+/** Whether pods may be placed on a node, and why not. */
+export interface NodeVerdict {
+  name: string;
+  usable: boolean;
+  /** `not ready`, `cordoned` or `not part of the cluster` when not usable. */
+  reason?: string;
+}
+
+export interface NodeDirectoryOptions {
+  /** drunc's host_cache_expiry: how long one listing of the nodes is trusted. */
+  expiryMs: number;
+  retry?: KubeRetryOptions;
+  now?: () => number;
+}
+
+interface Snapshot {
+  at: number;
+  verdicts: Map<string, NodeVerdict>;
+}
+
+/**
+ * drunc's host check: a node is usable when it is Ready and not cordoned. One list call
+ * refreshes the verdicts of every node, cached for `expiryMs`, so a boot of a thousand processes
+ * asks the API server once.
+ */
+export class NodeDirectory {
+  private snapshot?: Snapshot;
+  private refreshing?: Promise<Snapshot>;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly core: Pick<CoreV1Api, 'listNode'>,
+    private readonly options: NodeDirectoryOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The verdict on `host` (a node name from allowedHosts). */
+  async check(host: string): Promise<NodeVerdict> {
+    const { verdicts } = await this.current();
+    return verdicts.get(host) ?? { name: host, usable: false, reason: 'not part of the cluster' };
+  }
+
+  /** Every usable node, sorted by name. */
+  async usableNodes(): Promise<string[]> {
+    const { verdicts } = await this.current();
+    return [...verdicts.values()]
+      .filter((v) => v.usable)
+      .map((v) => v.name)
+      .sort();
+  }
+
+  /**
+   * A usable node for a process without allowed hosts, spread by hashing `key` (the process
+   * uuid), so a redelivered boot picks the same node again. Undefined when none is usable.
+   */
+  async choose(key: string): Promise<string | undefined> {
+    const nodes = await this.usableNodes();
+    if (nodes.length === 0) return undefined;
+    const digest = createHash('sha1').update(key).digest();
+    return nodes[digest.readUInt32BE(0) % nodes.length];
+  }
+
+  /** A human summary for error messages: `kpm-node-1 (usable), kpm-node-2 (cordoned)`. */
+  async describe(): Promise<string> {
+    const { verdicts } = await this.current();
+    const parts = [...verdicts.values()].map(
+      (v) => `${v.name} (${v.usable ? 'usable' : v.reason})`,
+    );
+    return parts.sort().join(', ') || 'no nodes';
+  }
+
+  private async current(): Promise<Snapshot> {
+    const snapshot = this.snapshot;
+    if (snapshot && this.now() - snapshot.at < this.options.expiryMs) return snapshot;
+    this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async refresh(): Promise<Snapshot> {
+    const list = await withKubeRetry(() => this.core.listNode({}), this.options.retry);
+    const verdicts = new Map(
+      list.items.map((node) => [node.metadata?.name ?? '', verdictOf(node)]),
+    );
+    verdicts.delete('');
+    this.snapshot = { at: this.now(), verdicts };
+    return this.snapshot;
+  }
+}
+
+/** Ready condition True and not cordoned (`spec.unschedulable`), as drunc checks. */
+export function verdictOf(node: V1Node): NodeVerdict {
+  const name = node.metadata?.name ?? '';
+  const ready = (node.status?.conditions ?? []).some(
+    (c) => c.type === 'Ready' && c.status === 'True',
+  );
+  if (!ready) return { name, usable: false, reason: 'not ready' };
+  if (node.spec?.unschedulable) return { name, usable: false, reason: 'cordoned' };
+  return { name, usable: true };
+}

@@ -1,0 +1,61 @@
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type CoreV1Api,
+  type V1OwnerReference,
+  type V1Service,
+} from '@kubernetes/client-node';
+import type { KpmLabels } from './kpm-labels';
+import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
+import { failureOf } from './namespace-gateway';
+
+/**
+ * The headless Service of each process, owner-referenced to its pod so Kubernetes' garbage
+ * collector removes it with the pod. A restarted process reuses the name: its existing Service
+ * is handed over to the new pod instead of being created twice.
+ */
+export class ServiceGateway {
+  constructor(
+    private readonly core: CoreV1Api,
+    private readonly labels: KpmLabels,
+    private readonly retry: KubeRetryOptions = {},
+  ) {}
+
+  /** Creates the Service, or re-points an existing one of kpm's at `service`'s owner. */
+  async ensure(namespace: string, service: V1Service): Promise<V1Service> {
+    if (!this.labels.isOurs(service.metadata?.labels)) {
+      throw new Error('kpm creates only services carrying its creator label');
+    }
+    try {
+      return await withKubeRetry(
+        () => this.core.createNamespacedService({ namespace, body: service }),
+        this.retry,
+      );
+    } catch (error) {
+      if (failureOf(error).kind !== 'conflict') throw error;
+    }
+    const name = service.metadata!.name!;
+    const existing = await withKubeRetry(
+      () => this.core.readNamespacedService({ namespace, name }),
+      this.retry,
+    );
+    if (!this.labels.isOurs(existing.metadata?.labels)) {
+      throw new Error(`service ${namespace}/${name} exists and was not created by kpm`);
+    }
+    const owners = service.metadata?.ownerReferences ?? [];
+    if (sameOwners(existing.metadata?.ownerReferences, owners)) return existing;
+    return withKubeRetry(
+      () =>
+        this.core.patchNamespacedService(
+          { namespace, name, body: { metadata: { ownerReferences: owners } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      this.retry,
+    );
+  }
+}
+
+function sameOwners(a: V1OwnerReference[] | undefined, b: V1OwnerReference[]): boolean {
+  const uids = (refs: V1OwnerReference[] | undefined) => (refs ?? []).map((r) => r.uid).join(',');
+  return uids(a) === uids(b);
+}
