@@ -1,0 +1,246 @@
+/**
+ * `ProcessManagerClient`: drunc's process-manager interface (boot, kill, terminate, restart, ps,
+ * logs, flush) over kpm's Kafka topics, for any TypeScript DAQ component.
+ *
+ * Each call validates its command with the contract classes, publishes it on `kpm.commands`
+ * (key = session, CloudEvent id = command id) and, when asked, awaits its single completion.
+ * All waits share one consumer of `kpm.completions`, started at the topic's end *before* the
+ * first command is published, so no completion can slip past.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  CommandType,
+  CompletionType,
+  parseRecord,
+  topicName,
+  type BootCommand,
+  type CommandCompleted,
+  type KillCommand,
+  type ProcessInstance,
+  type ProcessLogs,
+  type ProcessQuery,
+  type TerminateCommand,
+} from '@kpm/contracts';
+import { resolvedOptions, waitMs, type ClientOptions, type CommandOptions } from './client-options';
+import { commandRecord } from './command-records';
+import { CompletionWaiters } from './completion-waiters';
+import { CommandFailedError, CommandTimeoutError, CompletionFeedError } from './errors';
+import { DEFAULT_EVENT_TOPICS, eventOf, matchesFilter, type EventFilter } from './event-filter';
+import { EventStream } from './event-stream';
+import type { ClientTransport, ReceivedRecord, Subscription } from './transport';
+
+export interface CommandResult {
+  commandId: string;
+  type: CommandType;
+  /** The session the command was keyed by. */
+  session: string;
+  /** With `wait`: the command's single completion, whose status is `succeeded`. */
+  completion?: CommandCompleted;
+}
+
+/** Plain-object forms of the contract classes, as callers write them. */
+export type Boot = Pick<BootCommand, 'session' | 'user' | 'processes'>;
+export type Kill = Pick<KillCommand, 'query' | 'gracePeriodSeconds' | 'timeoutSeconds'>;
+export type Terminate = Pick<
+  TerminateCommand,
+  'session' | 'user' | 'gracePeriodSeconds' | 'timeoutSeconds' | 'keepNamespace'
+>;
+export type Query = Pick<ProcessQuery, 'session' | 'uuids' | 'names' | 'user'>;
+
+export class ProcessManagerClient {
+  private readonly options: Required<ClientOptions>;
+  private readonly waiters = new CompletionWaiters();
+  private readonly subscriptions = new Set<Subscription>();
+  private completionFeed?: Promise<void>;
+  private closed = false;
+
+  constructor(
+    private readonly transport: ClientTransport,
+    options: ClientOptions = {},
+  ) {
+    this.options = resolvedOptions(options);
+  }
+
+  /** Boots the processes of one session (1–5000). */
+  boot(command: Boot, options: CommandOptions = {}): Promise<CommandResult> {
+    return this.send(CommandType.boot, command, options);
+  }
+
+  /** Kills what the query selects, in drunc's shutdown order. */
+  async kill(command: Kill, options: CommandOptions = {}): Promise<CommandResult> {
+    const session = await this.sessionOf(command.query);
+    return this.send(CommandType.kill, command, options, session, command.timeoutSeconds);
+  }
+
+  /** Kills every process of the session, then deletes its namespace (unless `keepNamespace`). */
+  terminate(command: Terminate, options: CommandOptions = {}): Promise<CommandResult> {
+    return this.send(CommandType.terminate, command, options, undefined, command.timeoutSeconds);
+  }
+
+  /** Kills the one process the query selects and boots it again with the same uuid and spec. */
+  async restart(query: Query, options: CommandOptions = {}): Promise<CommandResult> {
+    return this.send(CommandType.restart, { query }, options, await this.sessionOf(query));
+  }
+
+  /** Forgets the DEAD processes the query selects; the completion lists them. */
+  async flush(query: Query, options: CommandOptions = {}): Promise<CommandResult> {
+    return this.send(CommandType.flush, { query }, options, await this.sessionOf(query));
+  }
+
+  /** The processes the query selects (all of them for an empty query), from the state service. */
+  async ps(
+    query: Query = {},
+    options: Omit<CommandOptions, 'wait'> = {},
+  ): Promise<ProcessInstance[]> {
+    const result = await this.send(CommandType.ps, { query }, { ...options, wait: true });
+    return result.completion?.processes ?? [];
+  }
+
+  /** The last `tailLines` (default 100) lines of the one process the query selects. */
+  async logs(
+    query: Query,
+    options: Omit<CommandOptions, 'wait'> & { tailLines?: number } = {},
+  ): Promise<ProcessLogs[]> {
+    const { tailLines, ...rest } = options;
+    const data = tailLines === undefined ? { query } : { query, tailLines };
+    const session = await this.sessionOf(query);
+    const result = await this.send(CommandType.logs, data, { ...rest, wait: true }, session);
+    return result.completion?.logs ?? [];
+  }
+
+  /**
+   * Terminations, completions and broadcasts (or `filter.topics`) as they happen, filtered by
+   * session. `await stream.ready()` before publishing a command whose events you want.
+   */
+  events(filter: EventFilter = {}): EventStream {
+    const stream = new EventStream();
+    const topics = (filter.topics ?? DEFAULT_EVENT_TOPICS).map((t) =>
+      topicName(t, this.options.topicPrefix),
+    );
+    this.transport
+      .subscribe({
+        topics,
+        from: filter.fromBeginning ? 'earliest' : 'latest',
+        onRecord: async (record) => {
+          const event = eventOf(record);
+          if (event && matchesFilter(event, filter)) await stream.push(event);
+        },
+        onError: (error) => stream.fail(error),
+      })
+      .then(
+        (subscription) => {
+          this.subscriptions.add(subscription);
+          stream.attach(async () => {
+            this.subscriptions.delete(subscription);
+            await subscription.close();
+          });
+        },
+        (error: Error) => stream.fail(error),
+      );
+    return stream;
+  }
+
+  /** Stops waiting, closes every stream and the transport. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.waiters.failAll(new Error('the client was closed'));
+    await Promise.allSettled([...this.subscriptions].map((s) => s.close()));
+    await this.transport.close();
+  }
+
+  private async send(
+    type: CommandType,
+    data: unknown,
+    options: CommandOptions,
+    fallbackSession?: string,
+    serverTimeoutSeconds?: number,
+  ): Promise<CommandResult> {
+    if (this.closed) throw new Error('the client is closed');
+    const commandId = options.commandId ?? randomUUID();
+    const { record, session } = commandRecord({
+      type,
+      data,
+      commandId,
+      source: this.options.source,
+      fallbackSession,
+    });
+    const commands = topicName('commands', this.options.topicPrefix);
+    if (!options.wait) {
+      await this.transport.publish(commands, [record]);
+      return { commandId, type, session };
+    }
+    await this.startCompletionFeed();
+    const completion = this.waiters.register(commandId);
+    try {
+      await this.transport.publish(commands, [record]);
+    } catch (error) {
+      this.waiters.forget(commandId, error as Error);
+      throw error;
+    }
+    const timeout = waitMs(this.options, type, options.timeoutMs, serverTimeoutSeconds);
+    const done = await this.within(completion, timeout, () => {
+      const error = new CommandTimeoutError(commandId, type, session, timeout);
+      this.waiters.forget(commandId, error);
+      return error;
+    });
+    if (done.status === 'succeeded') return { commandId, type, session, completion: done };
+    if (done.status === 'timed_out') {
+      throw new CommandTimeoutError(commandId, type, session, timeout, done);
+    }
+    throw new CommandFailedError(done);
+  }
+
+  /** One consumer of `kpm.completions` for every wait, positioned before anything is published. */
+  private startCompletionFeed(): Promise<void> {
+    this.completionFeed ??= this.transport
+      .subscribe({
+        topics: [topicName('completions', this.options.topicPrefix)],
+        from: 'latest',
+        onRecord: (record) => this.completed(record),
+        onError: (error) => {
+          this.completionFeed = undefined; // the next wait starts a new consumer
+          this.waiters.failAll(new CompletionFeedError(error));
+        },
+      })
+      .then(
+        (subscription) => void this.subscriptions.add(subscription),
+        (error: Error) => {
+          this.completionFeed = undefined;
+          throw error;
+        },
+      );
+    return this.completionFeed;
+  }
+
+  private completed(record: ReceivedRecord): void {
+    const parsed = parseRecord(record.value, { expectedTypes: [CompletionType.commandCompleted] });
+    if (parsed.ok && parsed.event.type === CompletionType.commandCompleted) {
+      this.waiters.deliver(parsed.event.data);
+    }
+  }
+
+  /**
+   * The session a query concerns, for the record key: its own, else the one session its uuids
+   * belong to (asked of the state service), so the command lands on that session's partition.
+   */
+  private async sessionOf(query: Query): Promise<string | undefined> {
+    if (query.session !== undefined || !query.uuids?.length) return query.session;
+    const sessions = new Set(
+      (await this.ps({ uuids: query.uuids })).map((p) => p.description.metadata.session),
+    );
+    return sessions.size === 1 ? [...sessions][0] : undefined;
+  }
+
+  private async within<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(onTimeout()), ms);
+    });
+    try {
+      return await Promise.race([work, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
