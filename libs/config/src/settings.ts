@@ -17,6 +17,7 @@ import {
   PodManagementConfig,
   VolumeConfig,
 } from './boot-worker-settings';
+import { WatcherConfig } from './watcher-settings';
 
 /** Kafka connection and topic layout (DESIGN §2). */
 export class KafkaConfig {
@@ -98,4 +99,9 @@ export class KpmSettings {
   @IsOptional()
   @Matches(ABSOLUTE_PATH, { message: ABSOLUTE_PATH_MESSAGE })
   homePathBase?: string;
+
+  /** The watcher's settings (see watcher-settings.ts). */
+  @ValidateNested()
+  @Type(() => WatcherConfig)
+  watcher = new WatcherConfig();
 }

@@ -1,0 +1,175 @@
+/**
+ * What the watcher knows of kpm's pods during one leadership term, and what follows from each
+ * thing it sees: publish a termination, or release the termination-record finalizer. No I/O.
+ *
+ * - One termination per pod uid (a restart reuses the process uuid, never the uid).
+ * - The first terminal verdict is kept: Kubernetes may later rewrite a deleted pod's statuses
+ *   (137 ContainerStatusUnknown), and the publication may be retried in between.
+ * - The finalizer is released only after the termination is on Kafka, on any event type.
+ * - A re-list (start, 410, periodic reconcile) reports pods it knew that are gone as PodVanished.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { DetectionSource } from '@kpm/contracts';
+import type { KpmLabels } from '@kpm/kube';
+import { podIdentity, type PodIdentity, type Termination } from './termination';
+import { terminalVerdict, type PodEventType } from './rules/termination-rules';
+
+export type TrackerAction =
+  { kind: 'publish'; termination: Termination } | { kind: 'release'; pod: V1Pod };
+
+type Stage = 'watching' | 'publishing' | 'recorded';
+
+interface Entry {
+  identity: PodIdentity;
+  /** The latest pod object seen: its finalizer list is what the guarded patch tests. */
+  pod: V1Pod;
+  stage: Stage;
+  /** Deleted, or missing from a re-list: nothing to release any more. */
+  gone: boolean;
+  releasing: boolean;
+}
+
+export interface TrackerCounts {
+  watching: number;
+  publishing: number;
+  recorded: number;
+}
+
+export class TerminationTracker {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly labels: KpmLabels,
+    private readonly fatalWaitingReasons: ReadonlySet<string>,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** One pod as the watch stream (or a re-list) delivered it. */
+  observe(type: PodEventType, pod: V1Pod, detectedBy: DetectionSource): TrackerAction[] {
+    const uid = pod.metadata?.uid;
+    if (!uid || !this.labels.isOurs(pod.metadata?.labels)) return [];
+    let entry = this.entries.get(uid);
+    if (!entry) {
+      entry = {
+        identity: podIdentity(pod, this.labels),
+        pod,
+        stage: 'watching',
+        gone: false,
+        releasing: false,
+      };
+      this.entries.set(uid, entry);
+    }
+    entry.pod = pod;
+    if (type === 'DELETED') entry.gone = true;
+
+    if (entry.stage === 'recorded') {
+      if (entry.gone) {
+        this.entries.delete(uid);
+        return [];
+      }
+      return this.releaseIfHeld(entry);
+    }
+    if (entry.stage === 'publishing') return [];
+
+    const verdict = terminalVerdict(pod, type, this.fatalWaitingReasons);
+    if (!verdict.terminal) return [];
+    entry.stage = 'publishing';
+    const termination: Termination = {
+      identity: entry.identity,
+      verdict,
+      detectedBy,
+      observedAt: this.now().toISOString(),
+    };
+    return [{ kind: 'publish', termination }];
+  }
+
+  /**
+   * A complete list of kpm's pods, taken after the previous stream stopped: each listed pod is
+   * observed; a pod known before and missing now was deleted while nobody watched.
+   */
+  resync(pods: readonly V1Pod[]): TrackerAction[] {
+    const listed = new Set<string>();
+    const actions: TrackerAction[] = [];
+    for (const pod of pods) {
+      const uid = pod.metadata?.uid;
+      if (uid) listed.add(uid);
+      actions.push(...this.observe('ADDED', pod, 'reconcile'));
+    }
+    for (const [uid, entry] of this.entries) {
+      if (listed.has(uid)) continue;
+      entry.gone = true;
+      if (entry.stage === 'recorded') this.entries.delete(uid);
+      if (entry.stage !== 'watching') continue;
+      entry.stage = 'publishing';
+      actions.push({
+        kind: 'publish',
+        termination: {
+          identity: entry.identity,
+          verdict: {
+            terminal: true,
+            exitCode: -1,
+            reason: 'PodVanished',
+            phase: entry.pod.status?.phase ?? 'Unknown',
+          },
+          detectedBy: 'reconcile',
+          observedAt: this.now().toISOString(),
+        },
+      });
+    }
+    return actions;
+  }
+
+  /** Kafka acknowledged these terminations: their finalizers may go. */
+  published(uids: readonly string[]): TrackerAction[] {
+    const actions: TrackerAction[] = [];
+    for (const uid of uids) {
+      const entry = this.entries.get(uid);
+      if (!entry || entry.stage !== 'publishing') continue;
+      if (entry.gone) {
+        this.entries.delete(uid);
+        continue;
+      }
+      entry.stage = 'recorded';
+      actions.push(...this.releaseIfHeld(entry));
+    }
+    return actions;
+  }
+
+  /** A finalizer release finished; `removed` false means it must be retried on a later event. */
+  released(uid: string, removed: boolean): void {
+    const entry = this.entries.get(uid);
+    if (!entry) return;
+    entry.releasing = false;
+    if (removed) entry.pod = this.withoutFinalizer(entry.pod);
+  }
+
+  /** Finalizer releases still owed (after failures): the periodic reconcile asks for them too. */
+  pendingReleases(): TrackerAction[] {
+    return [...this.entries.values()].flatMap((entry) =>
+      entry.stage === 'recorded' && !entry.gone ? this.releaseIfHeld(entry) : [],
+    );
+  }
+
+  counts(): TrackerCounts {
+    const counts: TrackerCounts = { watching: 0, publishing: 0, recorded: 0 };
+    for (const entry of this.entries.values()) counts[entry.stage]++;
+    return counts;
+  }
+
+  private releaseIfHeld(entry: Entry): TrackerAction[] {
+    if (entry.releasing || !this.holdsFinalizer(entry.pod)) return [];
+    entry.releasing = true;
+    return [{ kind: 'release', pod: entry.pod }];
+  }
+
+  private holdsFinalizer(pod: V1Pod): boolean {
+    return pod.metadata?.finalizers?.includes(this.labels.terminationFinalizer) ?? false;
+  }
+
+  private withoutFinalizer(pod: V1Pod): V1Pod {
+    const finalizers = pod.metadata?.finalizers?.filter(
+      (name) => name !== this.labels.terminationFinalizer,
+    );
+    return { ...pod, metadata: { ...pod.metadata, finalizers } };
+  }
+}

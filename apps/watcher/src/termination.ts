@@ -1,0 +1,90 @@
+/**
+ * A termination as the watcher decided it, and its `kpm.terminations` record (DESIGN §5). The
+ * record's id derives from the pod uid, so a re-publish after a crash or a failover is the same
+ * event to every consumer.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import {
+  buildEvent,
+  encodeEvent,
+  terminationEventId,
+  TerminationType,
+  type DetectionSource,
+  type ProcessTerminated,
+} from '@kpm/contracts';
+import type { OutboundRecord } from '@kpm/kafka';
+import type { KpmLabels } from '@kpm/kube';
+import type { TerminalVerdict } from './rules/termination-rules';
+
+/** Which process a pod ran, from kpm's labels (the pod name and uid when a label is missing). */
+export interface PodIdentity {
+  podUid: string;
+  namespace: string;
+  podName: string;
+  uuid: string;
+  session: string;
+  name: string;
+  user: string;
+}
+
+export interface Termination {
+  identity: PodIdentity;
+  verdict: TerminalVerdict;
+  detectedBy: DetectionSource;
+  /** When the watcher first saw the pod terminal (RFC 3339). */
+  observedAt: string;
+}
+
+export function podIdentity(pod: V1Pod, labels: KpmLabels): PodIdentity {
+  const meta = pod.metadata ?? {};
+  const podLabels = meta.labels ?? {};
+  const podUid = meta.uid ?? '';
+  const namespace = meta.namespace ?? '';
+  const podName = meta.name ?? '';
+  return {
+    podUid,
+    namespace,
+    podName,
+    uuid: podLabels[labels.uuid] || podUid,
+    session: podLabels[labels.session] || namespace,
+    name: podLabels[labels.app] || podName,
+    user: podLabels[labels.user] || 'unknown',
+  };
+}
+
+/** The event data of DESIGN §5 `daq.kpm.process.terminated.v1`. */
+export function terminatedData(termination: Termination): ProcessTerminated {
+  const { identity, verdict } = termination;
+  const data: ProcessTerminated = {
+    uuid: identity.uuid,
+    session: identity.session,
+    name: identity.name,
+    user: identity.user,
+    namespace: identity.namespace,
+    podName: identity.podName,
+    podUid: identity.podUid,
+    exitCode: verdict.exitCode,
+    reason: verdict.reason,
+    phase: verdict.phase,
+    observedAt: termination.observedAt,
+    detectedBy: termination.detectedBy,
+  };
+  if (verdict.signal !== undefined) data.signal = verdict.signal;
+  if (verdict.failure) data.failure = { ...verdict.failure };
+  if (verdict.startedAt) data.startedAt = verdict.startedAt;
+  if (verdict.finishedAt) data.finishedAt = verdict.finishedAt;
+  return data;
+}
+
+/** The Kafka record: keyed by session, id from the pod uid, time = when it was observed. */
+export function terminationRecord(termination: Termination, source: string): OutboundRecord {
+  const event = buildEvent({
+    id: terminationEventId(termination.identity.podUid),
+    type: TerminationType.processTerminated,
+    source,
+    subject: termination.identity.session,
+    time: termination.observedAt,
+    data: terminatedData(termination),
+  });
+  return encodeEvent(event);
+}
