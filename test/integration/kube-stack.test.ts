@@ -20,11 +20,13 @@ import { KubeStack } from '@kpm/stack';
 interface PodJson {
   metadata: {
     name: string;
+    uid: string;
     resourceVersion: string;
     deletionTimestamp?: string;
     deletionGracePeriodSeconds?: number;
     finalizers?: string[];
   };
+  spec?: { nodeName?: string };
   status?: {
     phase?: string;
     containerStatuses?: {
@@ -43,7 +45,11 @@ interface PodEvent {
   pod: PodJson;
 }
 
+// testTimeout in jest.config.js is a global option, ignored inside `projects`.
+jest.setTimeout(90000);
+
 const FINALIZER = 'drunc.daq/termination-record';
+const CREATOR = { 'creator.drunc.daq': 'kpm' };
 const DEADLINE_MS = 30000;
 
 let kc: KubeConfig;
@@ -63,7 +69,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (core && namespace) await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+  if (core && namespace) await core.deleteNamespace({ name: namespace });
 });
 
 function podBody(
@@ -72,14 +78,16 @@ function podBody(
     annotations?: Record<string, string>;
     finalizers?: string[];
     image?: string;
-    node?: string;
+    /** Leave binding to kube-scheduler instead of naming kpm-node-1. */
+    nodeSelector?: Record<string, string>;
   } = {},
 ): V1Pod {
   return {
     metadata: { name, annotations: options.annotations, finalizers: options.finalizers },
     spec: {
-      // No scheduler runs: the pod is bound to a fake node directly.
-      nodeName: options.node ?? 'kpm-node-1',
+      // Bound directly unless a nodeSelector asks for the scheduler.
+      nodeName: options.nodeSelector ? undefined : 'kpm-node-1',
+      nodeSelector: options.nodeSelector,
       restartPolicy: 'Never',
       terminationGracePeriodSeconds: 30,
       containers: [
@@ -93,10 +101,61 @@ function podBody(
   };
 }
 
+interface WatchEvent<T> {
+  type: string;
+  object: T;
+}
+
 /**
- * Collects a pod's events from `resourceVersion` (or from a fresh list) until `done` says so.
- * Resolves with every event seen; rejects at the deadline with what was seen.
+ * Watches `path` from `resourceVersion` until `done` says so, running `afterStart` once the
+ * stream is open. Resolves with every event seen; rejects at the deadline with what was seen.
  */
+function watchUntil<T>(
+  path: string,
+  query: { fieldSelector: string; resourceVersion?: string },
+  done: (event: WatchEvent<T>, seen: WatchEvent<T>[]) => boolean,
+  afterStart?: () => Promise<unknown>,
+): Promise<WatchEvent<T>[]> {
+  const seen: WatchEvent<T>[] = [];
+  return new Promise<WatchEvent<T>[]>((resolve, reject) => {
+    let controller: AbortController | undefined;
+    let finished = false;
+    const finish = (error?: unknown) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      controller?.abort();
+      if (error) reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
+      else resolve(seen);
+    };
+    const timer = setTimeout(() => {
+      const types = seen.map((e) => e.type).join(',');
+      finish(
+        new Error(`${path} ${query.fieldSelector}: no end after ${DEADLINE_MS} ms; saw ${types}`),
+      );
+    }, DEADLINE_MS);
+    new Watch(kc)
+      .watch(
+        path,
+        { ...query, allowWatchBookmarks: false },
+        (type: string, object: T) => {
+          seen.push({ type, object });
+          if (done({ type, object }, seen)) finish();
+        },
+        (error: unknown) => {
+          if (error && (error as { name?: string }).name !== 'AbortError') finish(error);
+        },
+      )
+      .then(async (started) => {
+        controller = started;
+        if (finished) started.abort();
+        else await afterStart?.();
+      })
+      .catch(finish);
+  });
+}
+
+/** A pod's events from `resourceVersion`, or from a fresh list of it (its current state first). */
 async function watchPod(
   name: string,
   done: (event: PodEvent, seen: PodEvent[]) => boolean,
@@ -111,57 +170,23 @@ async function watchPod(
     });
     resourceVersion = list.metadata?.resourceVersion;
     for (const item of list.items) {
-      const event = { type: 'EXISTING', pod: JSON.parse(JSON.stringify(item)) as PodJson };
-      seen.push(event);
-      if (done(event, seen)) return seen;
+      seen.push({ type: 'EXISTING', pod: JSON.parse(JSON.stringify(item)) as PodJson });
+      if (done(seen[seen.length - 1], seen)) return seen;
     }
   }
-  let abort: AbortController | undefined;
-  const result = new Promise<PodEvent[]>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(
-        new Error(
-          `pod ${name}: no end after ${DEADLINE_MS} ms; saw ${JSON.stringify(summary(seen))}`,
-        ),
-      );
-    }, DEADLINE_MS);
-    const finish = (error?: unknown) => {
-      clearTimeout(timer);
-      abort?.abort();
-      if (error) reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
-      else resolve(seen);
-    };
-    new Watch(kc)
-      .watch(
-        `/api/v1/namespaces/${namespace}/pods`,
-        { fieldSelector: `metadata.name=${name}`, resourceVersion, allowWatchBookmarks: false },
-        (type: string, pod: PodJson) => {
-          const event = { type, pod };
-          seen.push(event);
-          if (done(event, seen)) finish();
-        },
-        (error: unknown) => {
-          if (error && (error as { name?: string }).name !== 'AbortError') finish(error);
-        },
-      )
-      .then((controller) => {
-        abort = controller;
-        return options.afterStart?.();
-      })
-      .catch(finish);
+  const toPodEvent = (e: WatchEvent<PodJson>): PodEvent => ({ type: e.type, pod: e.object });
+  const events = await watchUntil<PodJson>(
+    `/api/v1/namespaces/${namespace}/pods`,
+    { fieldSelector: `metadata.name=${name}`, resourceVersion },
+    (event, all) => done(toPodEvent(event), [...seen, ...all.map(toPodEvent)]),
+    options.afterStart,
+  ).catch((error: Error) => {
+    throw new Error(`pod ${name}: ${error.message}`);
   });
-  return result;
+  return [...seen, ...events.map(toPodEvent)];
 }
 
 const terminated = (pod: PodJson) => pod.status?.containerStatuses?.[0]?.state?.terminated;
-const summary = (events: PodEvent[]) =>
-  events.map((e) => ({
-    type: e.type,
-    phase: e.pod.status?.phase,
-    deleting: Boolean(e.pod.metadata.deletionTimestamp),
-    state: e.pod.status?.containerStatuses?.[0]?.state,
-  }));
-
 async function createAndWaitRunning(body: V1Pod): Promise<PodJson> {
   const name = body.metadata!.name!;
   const events = await watchPod(name, (e) => e.pod.status?.phase === 'Running', {
@@ -349,5 +374,52 @@ describe('local Kubernetes control plane', () => {
     expect(events.some((e) => e.pod.status?.phase === 'Running')).toBe(true);
     const versions = events.map((e) => BigInt(e.pod.metadata.resourceVersion));
     expect([...versions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(versions);
+  });
+  it('schedules a pod that has only a nodeSelector (kube-scheduler)', async () => {
+    const body = podBody('selected', { nodeSelector: { 'kubernetes.io/hostname': 'kpm-node-2' } });
+    const pod = await createAndWaitRunning(body);
+    expect(pod.spec?.nodeName).toBe('kpm-node-2');
+    await core.deleteNamespacedPod({ name: 'selected', namespace, gracePeriodSeconds: 0 });
+  });
+
+  it("garbage-collects a pod's owner-referenced Service once the pod is gone", async () => {
+    const pod = await createAndWaitRunning(podBody('owner'));
+    const service = await core.createNamespacedService({
+      namespace,
+      body: {
+        metadata: {
+          name: 'owner',
+          ownerReferences: [
+            { apiVersion: 'v1', kind: 'Pod', name: 'owner', uid: pod.metadata.uid },
+          ],
+        },
+        spec: { clusterIP: 'None', selector: { app: 'owner' }, ports: [{ port: 5000 }] },
+      },
+    });
+    const events = await watchUntil(
+      `/api/v1/namespaces/${namespace}/services`,
+      { fieldSelector: 'metadata.name=owner', resourceVersion: service.metadata!.resourceVersion },
+      (event) => event.type === 'DELETED',
+      () => core.deleteNamespacedPod({ name: 'owner', namespace, gracePeriodSeconds: 0 }),
+    );
+    expect(events[events.length - 1].type).toBe('DELETED');
+  });
+
+  it('deletes a namespace together with its pods (namespace controller)', async () => {
+    const doomed = `${namespace}-gone`;
+    const created = await core.createNamespace({
+      body: { metadata: { name: doomed, labels: CREATOR } },
+    });
+    await core.createNamespacedPod({ namespace: doomed, body: podBody('inside') });
+    const events = await watchUntil(
+      '/api/v1/namespaces',
+      {
+        fieldSelector: `metadata.name=${doomed}`,
+        resourceVersion: created.metadata!.resourceVersion,
+      },
+      (event) => event.type === 'DELETED',
+      () => core.deleteNamespace({ name: doomed }),
+    );
+    expect(events[events.length - 1].type).toBe('DELETED');
   });
 });

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { Daemon } from '../daemon';
-import { waitFor } from '../wait';
-import { ensureGoModuleBuild, type Progress } from './go-build';
+import { WaitAborted, waitFor } from '../wait';
+import { startOrRestart } from './daemon-start';
+import { type Progress } from './go-build';
+import { ensureKubernetesBinary, kubernetesBinaryVersion } from './k8s-binary';
 import { kubeCall, type KubeEndpoint } from './kube-http';
 import { ensurePki, type KubePki } from './pki';
 import { kubePorts } from './ports';
-import { apiserverModuleDir, kubernetesVersion } from './versions';
 
 export interface ApiServerOptions {
   port?: number;
@@ -43,30 +44,9 @@ export class ApiServerComponent implements StackComponent {
   }
 
   async up(): Promise<StackEnv> {
-    const version = kubernetesVersion();
-    const [, major, minor] = /^v(\d+)\.(\d+)\./.exec(version) ?? [];
-    const binary = await ensureGoModuleBuild(
-      {
-        name: 'kube-apiserver',
-        version,
-        moduleDir: apiserverModuleDir(),
-        // Without these the server reports v0.0.0-master, which clients and kwok dislike.
-        ldflags: [
-          `-X k8s.io/component-base/version.gitVersion=${version}`,
-          `-X k8s.io/component-base/version.gitMajor=${major}`,
-          `-X k8s.io/component-base/version.gitMinor=${minor}`,
-          '-X k8s.io/component-base/version.gitTreeState=clean',
-        ],
-      },
-      this.progress,
-    );
+    const binary = await ensureKubernetesBinary('kube-apiserver', this.progress);
     const pki = ensurePki();
-    if (!this.daemon.isRunning()) {
-      this.daemon.start(binary, this.args(pki));
-      this.progress(
-        `kube-apiserver: started (pid ${this.daemon.pid()}), log ${this.daemon.logFile}`,
-      );
-    }
+    await startOrRestart(this.daemon, binary, this.args(pki), this.progress);
     const endpoint = this.endpoint(pki);
     await waitFor('kube-apiserver', () => this.ready(endpoint), {
       timeoutMs: 120000,
@@ -89,7 +69,11 @@ export class ApiServerComponent implements StackComponent {
       pid,
       endpoint: this.server,
       detail:
-        pid === undefined ? 'not running' : ready ? `ready, ${kubernetesVersion()}` : 'not ready',
+        pid === undefined
+          ? 'not running'
+          : ready
+            ? `ready, ${kubernetesBinaryVersion('kube-apiserver')}`
+            : 'not ready',
     };
   }
 
@@ -120,7 +104,8 @@ export class ApiServerComponent implements StackComponent {
   }
 
   private async ready(endpoint: KubeEndpoint): Promise<boolean> {
-    if (!this.daemon.isRunning()) throw new Error('kube-apiserver exited');
+    if (!this.daemon.isRunning())
+      throw new WaitAborted(`kpm: kube-apiserver exited\n${this.daemon.tail()}`);
     const result = await kubeCall(endpoint, 'GET', '/readyz');
     return result.status === 200;
   }

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { Daemon } from '../daemon';
 import { stackPaths } from '../paths';
-import { waitFor } from '../wait';
+import { WaitAborted, waitFor } from '../wait';
+import { startOrRestart } from './daemon-start';
 import { ensureGoModuleBuild, type Progress } from './go-build';
 import { httpCall } from './kube-http';
 import { kubePorts } from './ports';
@@ -39,11 +40,13 @@ export class EtcdComponent implements StackComponent {
       { name: 'etcd', version: etcdVersion(), moduleDir: etcdModuleDir() },
       this.progress,
     );
-    if (!this.daemon.isRunning()) {
-      const dataDir = stackPaths.data('etcd');
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-      const peer = `http://127.0.0.1:${this.peerPort}`;
-      this.daemon.start(binary, [
+    const dataDir = stackPaths.data('etcd');
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const peer = `http://127.0.0.1:${this.peerPort}`;
+    await startOrRestart(
+      this.daemon,
+      binary,
+      [
         '--name=kpm',
         `--data-dir=${dataDir}`,
         `--listen-client-urls=${this.url}`,
@@ -55,9 +58,9 @@ export class EtcdComponent implements StackComponent {
         '--unsafe-no-fsync',
         '--quota-backend-bytes=4294967296',
         '--log-level=warn',
-      ]);
-      this.progress(`etcd: started (pid ${this.daemon.pid()}), log ${this.daemon.logFile}`);
-    }
+      ],
+      this.progress,
+    );
     await waitFor('etcd', () => this.healthy(), {
       timeoutMs: 30000,
       onTimeout: () => this.daemon.tail(),
@@ -83,7 +86,7 @@ export class EtcdComponent implements StackComponent {
   }
 
   private async healthy(): Promise<boolean> {
-    if (!this.daemon.isRunning()) throw new Error('etcd exited');
+    if (!this.daemon.isRunning()) throw new WaitAborted(`kpm: etcd exited\n${this.daemon.tail()}`);
     const result = await httpCall(`${this.url}/health`, { timeoutMs: 2000 });
     return (
       result.status === 200 && (JSON.parse(result.body) as { health?: string }).health === 'true'

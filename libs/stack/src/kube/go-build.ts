@@ -33,12 +33,17 @@ export async function ensureGoModuleBuild(
 ): Promise<string> {
   const target = goBinaryPath(spec.name, spec.version);
   if (existsSync(target)) return target;
+  // Built beside the target and renamed: an interrupted build never leaves a binary that looks done.
   const partial = `${target}.partial-${process.pid}`;
-  await runGo(spec.name, ['build', ...commonFlags(spec.ldflags), '-o', partial, '.'], {
-    cwd: spec.moduleDir,
-    progress,
-  });
-  renameSync(partial, target);
+  try {
+    await runGo(spec.name, ['build', ...commonFlags(spec.ldflags), '-o', partial, '.'], {
+      cwd: spec.moduleDir,
+      progress,
+    });
+    renameSync(partial, target);
+  } finally {
+    rmSync(partial, { force: true });
+  }
   return target;
 }
 

@@ -1,5 +1,6 @@
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { ApiServerComponent } from './apiserver';
+import { ControllerManagerComponent } from './controller-manager';
 import { EtcdComponent } from './etcd';
 import type { Progress } from './go-build';
 import type { KubeEndpoint } from './kube-http';
@@ -7,6 +8,7 @@ import { kubeconfigPath, writeKubeconfig } from './kubeconfig';
 import { KwokComponent } from './kwok';
 import { ensurePki } from './pki';
 import { kubePorts, type KubePorts } from './ports';
+import { SchedulerComponent } from './scheduler';
 
 export interface KubeStackOptions {
   ports?: Partial<KubePorts>;
@@ -17,13 +19,16 @@ export interface KubeStackOptions {
 }
 
 /**
- * The local Kubernetes control plane: etcd → kube-apiserver → kwok, each built from the Go module
- * proxy on first use and started as a plain process. `up()` is idempotent and returns KUBECONFIG.
+ * The local Kubernetes control plane: etcd → kube-apiserver → kube-controller-manager →
+ * kube-scheduler → kwok, each built from the Go module proxy on first use and started as a plain
+ * process. `up()` is idempotent (seconds when running) and returns KUBECONFIG.
  */
 export class KubeStack implements StackComponent {
   readonly name = 'kubernetes';
   readonly etcd: EtcdComponent;
   readonly apiserver: ApiServerComponent;
+  readonly controllerManager: ControllerManagerComponent;
+  readonly scheduler: SchedulerComponent;
   readonly kwok: KwokComponent;
 
   constructor(options: KubeStackOptions = {}) {
@@ -40,9 +45,16 @@ export class KubeStack implements StackComponent {
       etcdUrl: this.etcd.url,
       progress,
     });
+    const kubeconfig = kubeconfigPath();
+    this.controllerManager = new ControllerManagerComponent({
+      port: ports.controllerManager,
+      kubeconfig,
+      progress,
+    });
+    this.scheduler = new SchedulerComponent({ port: ports.scheduler, kubeconfig, progress });
     this.kwok = new KwokComponent({
       endpoint: () => this.endpoint(),
-      kubeconfig: kubeconfigPath(),
+      kubeconfig,
       nodes: options.nodes,
       progress,
     });
@@ -50,7 +62,7 @@ export class KubeStack implements StackComponent {
 
   /** The parts in start order (for callers that list components one by one). */
   get components(): StackComponent[] {
-    return [this.etcd, this.apiserver, this.kwok];
+    return [this.etcd, this.apiserver, this.controllerManager, this.scheduler, this.kwok];
   }
 
   /** Server, CA and admin token, for provisioning calls without a kubeconfig. */
@@ -62,8 +74,10 @@ export class KubeStack implements StackComponent {
     ensurePki();
     await this.etcd.up();
     await this.apiserver.up();
-    // kwok reads the kubeconfig, so it is written before kwok starts.
+    // The controllers and kwok connect with the admin kubeconfig.
     const kubeconfig = writeKubeconfig(this.endpoint());
+    await this.controllerManager.up();
+    await this.scheduler.up();
     await this.kwok.up();
     return { KUBECONFIG: kubeconfig };
   }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stackPaths } from '../paths';
 import type { KubeEndpoint } from './kube-http';
@@ -47,6 +47,7 @@ export function writeKubeconfig(endpoint: KubeEndpoint, file: string = kubeconfi
   if (current !== content) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, content, { mode: 0o600 });
+    chmodSync(file, 0o600);
   }
   return file;
 }

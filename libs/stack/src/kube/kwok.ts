@@ -1,16 +1,21 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { Daemon } from '../daemon';
 import { stackPaths } from '../paths';
-import { waitFor } from '../wait';
+import { WaitAborted, waitFor } from '../wait';
+import { startOrRestart } from './daemon-start';
 import { ensureGoInstall, type Progress } from './go-build';
 import { kubeCall, type KubeEndpoint } from './kube-http';
 import { KWOK_VERSION } from './versions';
 
 /** Label that marks the fake nodes kwok manages (and nothing else). */
 export const SIM_NODE_LABEL = 'sim.kpm.daq/node';
+
+interface NodeJson {
+  metadata: { name: string };
+  spec?: { taints?: { key: string }[] };
+  status?: { conditions?: { type: string; status: string }[] };
+}
 
 export interface KwokOptions {
   /** The admin's endpoint, used to register nodes and to check they are Ready. */
@@ -51,19 +56,10 @@ export class KwokComponent implements StackComponent {
       `--kubeconfig=${this.options.kubeconfig}`,
       `--manage-nodes-with-label-selector=${SIM_NODE_LABEL}=true`,
     ];
-    // A changed stage file (or binary) takes effect on the next `up` without a manual restart.
-    const fingerprint = createHash('sha256')
-      .update([binary, ...args, readFileSync(this.configFile, 'utf8')].join('\n'))
-      .digest('hex');
-    if (this.daemon.isRunning() && this.runningFingerprint() !== fingerprint) {
-      this.progress('kwok: configuration changed, restarting');
-      await this.daemon.stop();
-    }
-    if (!this.daemon.isRunning()) {
-      this.daemon.start(binary, args);
-      writeFileSync(this.fingerprintFile, fingerprint);
-      this.progress(`kwok: started (pid ${this.daemon.pid()}), log ${this.daemon.logFile}`);
-    }
+    // A changed stage file takes effect on the next `up` without a manual restart.
+    await startOrRestart(this.daemon, binary, args, this.progress, [
+      readFileSync(this.configFile, 'utf8'),
+    ]);
     await waitFor(`kwok nodes ${this.nodes.join(', ')}`, () => this.nodesReady(endpoint), {
       timeoutMs: 60000,
       onTimeout: () => this.daemon.tail(),
@@ -84,16 +80,6 @@ export class KwokComponent implements StackComponent {
       detail = ready ? `nodes ready: ${this.nodes.join(', ')}` : 'nodes not ready';
     }
     return { name: this.name, running: ready, pid, detail };
-  }
-
-  private get fingerprintFile(): string {
-    return join(stackPaths.run(), 'kwok.fingerprint');
-  }
-
-  private runningFingerprint(): string | undefined {
-    return existsSync(this.fingerprintFile)
-      ? readFileSync(this.fingerprintFile, 'utf8')
-      : undefined;
   }
 
   /** Creates the Node objects kwok will manage (no kubelet registers them here). */
@@ -123,21 +109,18 @@ export class KwokComponent implements StackComponent {
   }
 
   private async nodesReady(endpoint: KubeEndpoint): Promise<boolean> {
-    if (!this.daemon.isRunning()) throw new Error('kwok exited');
+    if (!this.daemon.isRunning()) throw new WaitAborted(`kpm: kwok exited\n${this.daemon.tail()}`);
     const selector = encodeURIComponent(`${SIM_NODE_LABEL}=true`);
     const result = await kubeCall(endpoint, 'GET', `/api/v1/nodes?labelSelector=${selector}`);
     if (result.status !== 200) return false;
-    const list = JSON.parse(result.body) as {
-      items: {
-        metadata: { name: string };
-        status?: { conditions?: { type: string; status: string }[] };
-      }[];
-    };
+    const list = JSON.parse(result.body) as { items: NodeJson[] };
+    // Ready and untainted (stack/kube/kwok.yaml's node-untaint): the scheduler can use it.
     const ready = new Set(
       list.items
         .filter((node) =>
           node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
         )
+        .filter((node) => !node.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/not-ready'))
         .map((node) => node.metadata.name),
     );
     return this.nodes.every((name) => ready.has(name));

@@ -3,6 +3,9 @@ export interface KubePorts {
   etcdClient: number;
   etcdPeer: number;
   apiserver: number;
+  /** Secure ports of kube-controller-manager and kube-scheduler (/healthz only). */
+  controllerManager: number;
+  scheduler: number;
 }
 
 export function kubePorts(env: NodeJS.ProcessEnv = process.env): KubePorts {
@@ -10,6 +13,8 @@ export function kubePorts(env: NodeJS.ProcessEnv = process.env): KubePorts {
     etcdClient: port(env, 'KPM_ETCD_PORT', 12379),
     etcdPeer: port(env, 'KPM_ETCD_PEER_PORT', 12380),
     apiserver: port(env, 'KPM_APISERVER_PORT', 16443),
+    controllerManager: port(env, 'KPM_CONTROLLER_MANAGER_PORT', 16457),
+    scheduler: port(env, 'KPM_SCHEDULER_PORT', 16459),
   };
 }
 

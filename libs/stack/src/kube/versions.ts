@@ -7,14 +7,9 @@ export const KWOK_VERSION = 'v0.8.0';
 
 /** The wrapper modules under stack/kube pin etcd and Kubernetes; their go.mod is the source of truth. */
 export const etcdModuleDir = (): string => stackPaths.source('kube', 'etcd');
-export const apiserverModuleDir = (): string => stackPaths.source('kube', 'kube-apiserver');
 
 export function etcdVersion(): string {
   return requiredVersion(etcdModuleDir(), 'go.etcd.io/etcd/server/v3');
-}
-
-export function kubernetesVersion(): string {
-  return requiredVersion(apiserverModuleDir(), 'k8s.io/kubernetes');
 }
 
 /** The version a go.mod requires of `modulePath` (single-line or block form). */
