@@ -1,0 +1,61 @@
+/**
+ * One boot command: every accepted process ends up booted or failed; all booted → succeeded,
+ * any failure → failed with the reasons (drunc's boot answers per process).
+ */
+import type { AcceptedProcess, ProcessBootFailed, ProcessInstance } from '@kpm/contracts';
+
+export class BootAggregate {
+  private readonly booted = new Map<string, ProcessInstance>();
+  private readonly failed = new Map<string, ProcessBootFailed>();
+  private readonly index = new Map<string, number>();
+
+  constructor(
+    readonly commandId: string,
+    readonly session: string,
+    readonly acceptedAt: number,
+    readonly processes: readonly AcceptedProcess[],
+  ) {
+    processes.forEach((p, i) => this.index.set(p.uuid, i));
+  }
+
+  offerBooted(instance: ProcessInstance): void {
+    if (this.index.has(instance.uuid)) this.booted.set(instance.uuid, instance);
+  }
+
+  offerFailed(failure: ProcessBootFailed): void {
+    if (this.index.has(failure.uuid)) this.failed.set(failure.uuid, failure);
+  }
+
+  /** Accepted processes with neither a `process.booted` nor a `boot-failed` yet. */
+  get pending(): string[] {
+    return this.processes
+      .map((p) => p.uuid)
+      .filter((uuid) => !this.booted.has(uuid) && !this.failed.has(uuid));
+  }
+
+  get done(): boolean {
+    return this.pending.length === 0;
+  }
+
+  get succeeded(): boolean {
+    return this.failed.size === 0;
+  }
+
+  bootedInstances(): ProcessInstance[] {
+    return this.processes.flatMap((p) => {
+      const instance = this.booted.get(p.uuid);
+      return instance ? [instance] : [];
+    });
+  }
+
+  /** One error per failed process, pointing at its place in the boot command. */
+  errors(): { path: string; message: string }[] {
+    return [...this.failed.values()]
+      .map((f) => ({ i: this.index.get(f.uuid) ?? -1, f }))
+      .sort((a, b) => a.i - b.i)
+      .map(({ i, f }) => ({
+        path: `processes[${i}]`,
+        message: `${f.name} (${f.uuid}) failed to boot: ${f.error.code}: ${f.error.message}`,
+      }));
+  }
+}

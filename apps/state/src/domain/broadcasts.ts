@@ -1,0 +1,125 @@
+/**
+ * The broadcasts and the completion record the state service writes, with drunc's texts and
+ * ids derived from what caused them (a re-run after a crash writes the same ids).
+ */
+import {
+  broadcastText,
+  eventId,
+  type CommandCompleted,
+  type CommandStatus,
+  type ProcessInstance,
+  type ProcessLogs,
+  type ProcessTerminated,
+} from '@kpm/contracts';
+import type { BroadcastEffect, Effect } from './effects';
+
+const SERVICE = 'state';
+
+/** `daq.kpm.command.kill.v1` → `kill`, for texts. */
+export function commandVerb(commandType: string): string {
+  const match = /^daq\.kpm\.command\.([a-z-]+)\.v\d+$/.exec(commandType);
+  return match ? match[1] : commandType;
+}
+
+export function receivedBroadcast(
+  commandId: string,
+  commandType: string,
+  session: string,
+): BroadcastEffect {
+  return {
+    kind: 'broadcast',
+    id: eventId('command-received', SERVICE, commandId),
+    broadcastType: 'COMMAND_RECEIVED',
+    session,
+    text: `${SERVICE} received ${commandType} ${commandId}`,
+    data: { commandId, commandType },
+  };
+}
+
+export function startBroadcast(
+  commandId: string,
+  commandType: string,
+  session: string,
+  detail: string,
+): BroadcastEffect {
+  return {
+    kind: 'broadcast',
+    id: eventId(SERVICE, 'COMMAND_EXECUTION_START', commandId),
+    broadcastType: 'COMMAND_EXECUTION_START',
+    session,
+    text: `${commandVerb(commandType)} ${commandId} started: ${detail}`,
+    data: { commandId, commandType },
+  };
+}
+
+/** drunc's SUBPROCESS_STATUS_UPDATE for a termination, with drunc's exact text. */
+export function terminationBroadcast(t: ProcessTerminated): BroadcastEffect {
+  return {
+    kind: 'broadcast',
+    id: eventId(SERVICE, 'SUBPROCESS_STATUS_UPDATE', t.podUid),
+    broadcastType: 'SUBPROCESS_STATUS_UPDATE',
+    session: t.session,
+    text: broadcastText.termination(t),
+    data: {
+      uuid: t.uuid,
+      name: t.name,
+      podUid: t.podUid,
+      exitCode: t.exitCode,
+      reason: t.reason,
+    },
+  };
+}
+
+export interface CompletionInput {
+  commandId: string;
+  commandType: string;
+  session: string;
+  status: CommandStatus;
+  processes: ProcessInstance[];
+  pending?: string[];
+  errors?: { path?: string; message: string }[];
+  logs?: ProcessLogs[];
+  acceptedAt?: number;
+  completedAt: number;
+}
+
+/** The completion and its COMMAND_EXECUTION_SUCCESS or _FAILED broadcast. */
+export function completionEffects(input: CompletionInput): Effect[] {
+  const since = input.acceptedAt ?? input.completedAt;
+  const completion: CommandCompleted = {
+    commandId: input.commandId,
+    commandType: input.commandType,
+    session: input.session,
+    status: input.status,
+    processes: input.processes,
+    ...(input.pending ? { pending: input.pending } : {}),
+    ...(input.errors && input.errors.length > 0 ? { errors: input.errors } : {}),
+    ...(input.logs ? { logs: input.logs } : {}),
+    ...(input.acceptedAt !== undefined
+      ? { acceptedAt: new Date(input.acceptedAt).toISOString() }
+      : {}),
+    completedAt: new Date(input.completedAt).toISOString(),
+    durationMs: Math.max(0, input.completedAt - since),
+  };
+  const ok = input.status === 'succeeded';
+  const broadcastType = ok ? 'COMMAND_EXECUTION_SUCCESS' : 'COMMAND_EXECUTION_FAILED';
+  const verb = commandVerb(input.commandType);
+  const summary = [
+    `${input.processes.length} process${input.processes.length === 1 ? '' : 'es'}`,
+    ...(input.pending && input.pending.length > 0 ? [`${input.pending.length} pending`] : []),
+    ...(input.errors ?? [])
+      .slice(0, 3)
+      .map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)),
+  ].join('; ');
+  return [
+    { kind: 'completion', completion },
+    {
+      kind: 'broadcast',
+      id: eventId(SERVICE, broadcastType, input.commandId),
+      broadcastType,
+      session: input.session,
+      text: `${verb} ${input.commandId} ${input.status} in ${completion.durationMs} ms: ${summary}`,
+      data: { commandId: input.commandId, commandType: input.commandType, status: input.status },
+    },
+  ];
+}

@@ -1,0 +1,93 @@
+/**
+ * What a finished boot or kill reports: the processes as the table knows them at completion,
+ * with each targeted pod's exit code.
+ */
+import {
+  CommandType,
+  type KillKind,
+  type ProcessInstance,
+  type ProcessTerminated,
+} from '@kpm/contracts';
+import type { BootAggregate } from './boot-aggregate';
+import type { CompletionInput } from './broadcasts';
+import type { KillAggregate } from './kill-aggregate';
+import type { ProcessTable } from './process-table';
+import { deadInstance, instanceFromTermination } from './process-view';
+
+type Report = Omit<CompletionInput, 'completedAt'>;
+
+const KILL_TYPES: Record<KillKind, string> = {
+  kill: CommandType.kill,
+  terminate: CommandType.terminate,
+  restart: CommandType.restart,
+};
+
+export function killCommandType(kind: KillKind): string {
+  return KILL_TYPES[kind];
+}
+
+/** The termination a DEAD row stands for, when its record is older than the retained history. */
+export function terminationOf(row: ProcessInstance): ProcessTerminated {
+  const { metadata } = row.description;
+  return {
+    uuid: row.uuid,
+    session: metadata.session,
+    name: metadata.name,
+    user: metadata.user,
+    namespace: row.namespace,
+    podName: row.podName,
+    podUid: row.podUid,
+    exitCode: row.returnCode ?? -1,
+    reason: row.reason ?? 'Unknown',
+    phase: 'Unknown',
+    observedAt: row.terminatedAt ?? row.bootedAt,
+    ...(row.terminatedAt ? { finishedAt: row.terminatedAt } : {}),
+    detectedBy: 'reconcile',
+  };
+}
+
+/** The current row if it is the booted pod, so a process that died since shows DEAD. */
+function latest(instance: ProcessInstance, table: ProcessTable): ProcessInstance {
+  const row = table.get(instance.uuid);
+  return row && row.podUid === instance.podUid ? row : instance;
+}
+
+export function bootCompletion(boot: BootAggregate, table: ProcessTable): Report {
+  return {
+    commandId: boot.commandId,
+    commandType: CommandType.boot,
+    session: boot.session,
+    status: boot.succeeded ? 'succeeded' : 'failed',
+    processes: boot.bootedInstances().map((p) => latest(p, table)),
+    errors: boot.errors(),
+    acceptedAt: boot.acceptedAt,
+  };
+}
+
+/** Each targeted process, DEAD with its exit code where its pod ended; a restart's new pod. */
+export function killCompletion(kill: KillAggregate, table: ProcessTable): Report {
+  const base = {
+    commandId: kill.commandId,
+    commandType: KILL_TYPES[kill.kind],
+    session: kill.session,
+    acceptedAt: kill.acceptedAt,
+  };
+  const reboot = kill.rebootOutcome;
+  if (reboot) {
+    if ('instance' in reboot) {
+      return { ...base, status: 'succeeded', processes: [latest(reboot.instance, table)] };
+    }
+    const { failure } = reboot;
+    const message = `${failure.name} (${failure.uuid}) was stopped but failed to boot again: ${failure.error.code}: ${failure.error.message}`;
+    return { ...base, status: 'failed', processes: [], errors: [{ message }] };
+  }
+  const processes = kill.targetList().flatMap((target): ProcessInstance[] => {
+    const row = table.get(target.uuid);
+    const ended = target.ended;
+    if (!ended) return row ? [row] : [];
+    if (!row) return [instanceFromTermination(ended)];
+    if (row.podUid === ended.podUid && row.statusCode === 'DEAD') return [row];
+    return [deadInstance(row, ended)];
+  });
+  return { ...base, status: 'succeeded', processes };
+}

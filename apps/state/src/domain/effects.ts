@@ -1,0 +1,37 @@
+/**
+ * What applying a fact asks the outside world to publish. The domain only describes records;
+ * the Kafka adapter turns them into CloudEvents and writes them in one transaction with the
+ * consumed offsets.
+ */
+import type { BroadcastType, CommandCompleted, ProcessInstance } from '@kpm/contracts';
+
+/** drunc's broadcast on `kpm.broadcast`; `id` derives from what caused it. */
+export interface BroadcastEffect {
+  kind: 'broadcast';
+  id: string;
+  broadcastType: BroadcastType;
+  text: string;
+  session: string;
+  data?: Record<string, unknown>;
+}
+
+/** The single completion of a command on `kpm.completions`. */
+export interface CompletionEffect {
+  kind: 'completion';
+  completion: CommandCompleted;
+}
+
+/** The latest instance of a process on the compacted `kpm.processes`. */
+export interface ProcessEffect {
+  kind: 'process';
+  instance: ProcessInstance;
+}
+
+/** A flushed process: a tombstone on `kpm.processes`. */
+export interface TombstoneEffect {
+  kind: 'tombstone';
+  uuid: string;
+  session: string;
+}
+
+export type Effect = BroadcastEffect | CompletionEffect | ProcessEffect | TombstoneEffect;

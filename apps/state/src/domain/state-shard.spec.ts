@@ -1,0 +1,391 @@
+import { CommandType, type CommandCompleted, type KpmEvent } from '@kpm/contracts';
+import {
+  bootAccepted,
+  booted,
+  bootFailed,
+  command,
+  instance,
+  killAccepted,
+  logsFetched,
+  permutations,
+  podOf,
+  rejected,
+  SESSION,
+  terminated,
+  timeOf,
+  uuidOf,
+} from './__fixtures__/facts';
+import type { BroadcastEffect, Effect } from './effects';
+import { StateShard } from './state-shard';
+
+/** Feeds facts to a shard like the Kafka adapter does and keeps what it published. */
+class Harness {
+  now = Date.parse('2026-01-01T00:00:30.000Z');
+  readonly shard = new StateShard(() => this.now);
+  readonly effects: Effect[] = [];
+
+  feed(...events: KpmEvent[]): this {
+    for (const event of events) this.effects.push(...this.shard.apply(event, timeOf(event)));
+    return this;
+  }
+
+  tick(ms: number): this {
+    this.now += ms;
+    this.effects.push(...this.shard.expire());
+    return this;
+  }
+
+  completions(): CommandCompleted[] {
+    return this.effects.flatMap((e) => (e.kind === 'completion' ? [e.completion] : []));
+  }
+
+  broadcasts(type?: string): BroadcastEffect[] {
+    return this.effects.flatMap((e) =>
+      e.kind === 'broadcast' && (!type || e.broadcastType === type) ? [e] : [],
+    );
+  }
+}
+
+const NAMES = ['ru-01', 'ru-02', 'ru-03'];
+const EXIT = { 'ru-01': 143, 'ru-02': 0, 'ru-03': 137 } as const;
+const bootAll = () => [bootAccepted('boot-1', NAMES), ...NAMES.map((n) => booted('boot-1', n))];
+const exits = (c: CommandCompleted) =>
+  Object.fromEntries(
+    c.processes.map((p) => [p.description.metadata.name, [p.statusCode, p.returnCode]]),
+  );
+
+describe('StateShard: boot', () => {
+  it('completes a boot as succeeded once every process is booted, with START and SUCCESS', () => {
+    const h = new Harness().feed(...bootAll());
+    const [done] = h.completions();
+    expect(h.completions()).toHaveLength(1);
+    expect(done).toMatchObject({
+      commandId: 'boot-1',
+      commandType: CommandType.boot,
+      session: SESSION,
+      status: 'succeeded',
+    });
+    expect(done.processes.map((p) => p.statusCode)).toEqual(['RUNNING', 'RUNNING', 'RUNNING']);
+    expect(h.broadcasts().map((b) => b.broadcastType)).toEqual([
+      'COMMAND_EXECUTION_START',
+      'COMMAND_EXECUTION_SUCCESS',
+    ]);
+    expect(h.effects.filter((e) => e.kind === 'process')).toHaveLength(3);
+  });
+
+  it('fails a boot when any process fails, naming it by its place in the command', () => {
+    const h = new Harness().feed(
+      bootAccepted('boot-1', NAMES),
+      booted('boot-1', 'ru-01'),
+      bootFailed('boot-1', 'ru-02'),
+    );
+    expect(h.completions()).toHaveLength(0);
+    h.feed(booted('boot-1', 'ru-03'));
+    const [done] = h.completions();
+    expect(done.status).toBe('failed');
+    expect(done.errors).toEqual([
+      { path: 'processes[1]', message: expect.stringMatching(/ru-02 .* PodReadyTimeout/) },
+    ]);
+    expect(done.processes.map((p) => p.description.metadata.name)).toEqual(['ru-01', 'ru-03']);
+    expect(h.broadcasts('COMMAND_EXECUTION_FAILED')).toHaveLength(1);
+  });
+
+  it('accepts boot facts that arrive before the boot.accepted and ignores duplicates', () => {
+    const h = new Harness().feed(
+      booted('boot-1', 'ru-01'),
+      booted('boot-1', 'ru-01'),
+      bootAccepted('boot-1', ['ru-01']),
+    );
+    h.feed(booted('boot-1', 'ru-01'), bootAccepted('boot-1', ['ru-01']));
+    expect(h.completions()).toHaveLength(1);
+    expect(h.completions()[0].status).toBe('succeeded');
+  });
+
+  it('shows a process that died before its boot completed as DEAD in the completion', () => {
+    const h = new Harness().feed(
+      bootAccepted('boot-1', ['ru-01', 'ru-02']),
+      booted('boot-1', 'ru-01'),
+      terminated('ru-01', 3),
+    );
+    h.feed(booted('boot-1', 'ru-02'));
+    expect(exits(h.completions()[0])).toEqual({
+      'ru-01': ['DEAD', 3],
+      'ru-02': ['RUNNING', undefined],
+    });
+  });
+});
+
+describe('StateShard: kill in every interleaving', () => {
+  const killFacts = () => [
+    killAccepted('kill-1', [NAMES]),
+    ...NAMES.map((n) => terminated(n, EXIT[n as keyof typeof EXIT])),
+  ];
+
+  it.each(permutations([0, 1, 2, 3]).map((order) => [order.join('')]))(
+    'order %s → one succeeded completion with exit codes',
+    (order) => {
+      const facts = killFacts();
+      const h = new Harness().feed(...bootAll());
+      for (const i of order) h.feed(facts[Number(i)]);
+      const kills = h.completions().filter((c) => c.commandId === 'kill-1');
+      expect(kills).toHaveLength(1);
+      expect(kills[0].status).toBe('succeeded');
+      expect(exits(kills[0])).toEqual({
+        'ru-01': ['DEAD', 143],
+        'ru-02': ['DEAD', 0],
+        'ru-03': ['DEAD', 137],
+      });
+    },
+  );
+
+  it('keeps terminations that came before the process.booted and the kill.accepted', () => {
+    const h = new Harness().feed(
+      ...NAMES.map((n) => terminated(n, 1)),
+      ...bootAll(),
+      killAccepted('kill-1', [NAMES]),
+    );
+    const kill = h.completions().find((c) => c.commandId === 'kill-1')!;
+    expect(kill.status).toBe('succeeded');
+    expect(kill.processes.every((p) => p.statusCode === 'DEAD' && p.returnCode === 1)).toBe(true);
+    expect(h.shard.table.all().every((p) => p.statusCode === 'DEAD')).toBe(true);
+  });
+
+  it('ignores duplicates and terminations of foreign uuids', () => {
+    const h = new Harness().feed(...bootAll(), killAccepted('kill-1', [['ru-01', 'ru-02']]));
+    h.feed(terminated('ru-01', 143), terminated('ru-01', 143), terminated('ru-03', 9));
+    expect(h.completions().filter((c) => c.commandId === 'kill-1')).toHaveLength(0);
+    h.feed(
+      terminated('ru-02', 143),
+      terminated('ru-02', 143),
+      killAccepted('kill-1', [['ru-01', 'ru-02']]),
+    );
+    const kills = h.completions().filter((c) => c.commandId === 'kill-1');
+    expect(kills).toHaveLength(1);
+    expect(kills[0].processes.map((p) => p.description.metadata.name)).toEqual(['ru-01', 'ru-02']);
+    expect(h.broadcasts('SUBPROCESS_STATUS_UPDATE')).toHaveLength(3);
+  });
+
+  it("broadcasts each termination once with drunc's exact text", () => {
+    const h = new Harness().feed(...bootAll(), terminated('ru-02', 0), terminated('ru-02', 0));
+    const updates = h.broadcasts('SUBPROCESS_STATUS_UPDATE');
+    expect(updates).toHaveLength(1);
+    expect(updates[0].text).toBe(
+      `Pod 'ru-02' (session: '${SESSION}', user: 'daq', uuid: ${uuidOf('ru-02')}) terminated with exit code 0. Reason: Completed`,
+    );
+  });
+
+  it('completes an empty kill (nothing matched) at once', () => {
+    const h = new Harness().feed(killAccepted('kill-0', []));
+    expect(h.completions()).toMatchObject([
+      { commandId: 'kill-0', status: 'succeeded', processes: [] },
+    ]);
+  });
+
+  it('times out with the pending uuids at timeoutSeconds after the kill.accepted, once', () => {
+    const at = Date.parse('2026-01-01T00:00:30.000Z');
+    const h = new Harness().feed(
+      ...bootAll(),
+      killAccepted('kill-1', [NAMES], { timeoutSeconds: 5, at }),
+      terminated('ru-01', 143),
+    );
+    h.tick(4_999);
+    expect(h.completions().filter((c) => c.commandId === 'kill-1')).toHaveLength(0);
+    expect(h.shard.nextDeadline()).toBe(at + 5_000);
+    h.tick(1).tick(10_000).feed(terminated('ru-02', 143));
+    const kills = h.completions().filter((c) => c.commandId === 'kill-1');
+    expect(kills).toHaveLength(1);
+    expect(kills[0].status).toBe('timed_out');
+    expect(kills[0].pending).toEqual([uuidOf('ru-02'), uuidOf('ru-03')]);
+    expect(exits(kills[0])['ru-01']).toEqual(['DEAD', 143]);
+    expect(h.broadcasts('COMMAND_EXECUTION_FAILED')).toHaveLength(1);
+    expect(h.shard.nextDeadline()).toBeUndefined();
+  });
+});
+
+describe('StateShard: restart reuses the uuid', () => {
+  const restart = (...order: KpmEvent[]) =>
+    new Harness().feed(bootAccepted('boot-1', ['ru-01']), booted('boot-1', 'ru-01'), ...order);
+
+  it('waits for the old pod to end and the new one to boot, then reports the new pod', () => {
+    const h = restart(
+      killAccepted('restart-1', [['ru-01']], { kind: 'restart' }),
+      terminated('ru-01', 143),
+    );
+    expect(h.completions().filter((c) => c.commandId === 'restart-1')).toHaveLength(0);
+    h.feed(booted('restart-1', 'ru-01', 2));
+    const [done] = h.completions().filter((c) => c.commandId === 'restart-1');
+    expect(done).toMatchObject({ commandType: CommandType.restart, status: 'succeeded' });
+    expect(done.processes).toMatchObject([{ podUid: podOf('ru-01', 2), statusCode: 'RUNNING' }]);
+  });
+
+  it("never lets the old pod's late termination kill the new instance", () => {
+    const h = restart(
+      killAccepted('restart-1', [['ru-01']], { kind: 'restart' }),
+      booted('restart-1', 'ru-01', 2),
+    );
+    h.feed(terminated('ru-01', 143, 1));
+    expect(h.completions().filter((c) => c.commandId === 'restart-1')).toHaveLength(1);
+    expect(h.shard.table.get(uuidOf('ru-01'))).toMatchObject({
+      podUid: podOf('ru-01', 2),
+      statusCode: 'RUNNING',
+    });
+    h.feed(terminated('ru-01', 0, 2));
+    expect(h.shard.table.get(uuidOf('ru-01'))).toMatchObject({
+      podUid: podOf('ru-01', 2),
+      statusCode: 'DEAD',
+      returnCode: 0,
+    });
+  });
+
+  it('a kill after the restart targets the new pod, not the old one', () => {
+    const h = restart(
+      killAccepted('restart-1', [['ru-01']], { kind: 'restart' }),
+      terminated('ru-01', 143, 1),
+      booted('restart-1', 'ru-01', 2),
+    );
+    h.feed(killAccepted('kill-2', [['ru-01']], { at: Date.parse('2026-01-01T00:01:00.000Z') }));
+    expect(h.completions().filter((c) => c.commandId === 'kill-2')).toHaveLength(0);
+    h.feed(terminated('ru-01', 137, 2));
+    expect(exits(h.completions().find((c) => c.commandId === 'kill-2')!)).toEqual({
+      'ru-01': ['DEAD', 137],
+    });
+  });
+
+  it('fails a restart whose new pod could not be booted', () => {
+    const h = restart(
+      killAccepted('restart-1', [['ru-01']], { kind: 'restart' }),
+      terminated('ru-01', 143),
+      bootFailed('restart-1', 'ru-01'),
+    );
+    expect(h.completions().find((c) => c.commandId === 'restart-1')).toMatchObject({
+      status: 'failed',
+      errors: [{ message: expect.stringMatching(/failed to boot again/) }],
+    });
+  });
+});
+
+describe('StateShard: rejected, logs, ps and flush', () => {
+  it('turns command.rejected into a rejected completion with the errors, once', () => {
+    const h = new Harness().feed(rejected('bad-1'), rejected('bad-1'));
+    expect(h.completions()).toMatchObject([
+      { commandId: 'bad-1', status: 'rejected', errors: [{ path: 'processes[0].name' }] },
+    ]);
+  });
+
+  it('answers logs from logs.fetched', () => {
+    const h = new Harness().feed(...bootAll(), logsFetched('logs-1', 'ru-02'));
+    expect(h.completions().find((c) => c.commandId === 'logs-1')).toMatchObject({
+      status: 'succeeded',
+      logs: [{ uuid: uuidOf('ru-02'), lines: ['line 1', 'line 2'] }],
+      processes: [{ uuid: uuidOf('ru-02') }],
+    });
+  });
+
+  it('answers ps from the table with the query applied', () => {
+    const h = new Harness().feed(...bootAll(), terminated('ru-02', 0));
+    h.feed(
+      command(CommandType.ps, 'ps-1', { names: ['^ru-0[12]$'] }),
+      command(CommandType.ps, 'ps-1', {}),
+    );
+    const answers = h.completions().filter((c) => c.commandId === 'ps-1');
+    expect(answers).toHaveLength(1);
+    expect(exits(answers[0])).toEqual({ 'ru-01': ['RUNNING', undefined], 'ru-02': ['DEAD', 0] });
+    expect(h.broadcasts('COMMAND_RECEIVED').map((b) => b.id)).toHaveLength(2);
+  });
+
+  it('flush forgets DEAD processes only, with tombstones', () => {
+    const h = new Harness().feed(
+      ...bootAll(),
+      terminated('ru-02', 0),
+      command(CommandType.flush, 'flush-1', {}),
+    );
+    expect(h.effects.filter((e) => e.kind === 'tombstone')).toEqual([
+      { kind: 'tombstone', uuid: uuidOf('ru-02'), session: SESSION },
+    ]);
+    expect(
+      h
+        .completions()
+        .find((c) => c.commandId === 'flush-1')!
+        .processes.map((p) => p.uuid),
+    ).toEqual([uuidOf('ru-02')]);
+    expect(
+      h.shard.table
+        .all()
+        .map((p) => p.description.metadata.name)
+        .sort(),
+    ).toEqual(['ru-01', 'ru-03']);
+    h.feed(terminated('ru-02', 0));
+    expect(h.shard.table.get(uuidOf('ru-02'))).toBeUndefined();
+  });
+});
+
+describe('StateShard: restore', () => {
+  /** A crashed shard's committed output, restored into a new one that replays the facts. */
+  function restoreFrom(before: Harness, replay: KpmEvent[]): Harness {
+    const after = new Harness();
+    after.now = before.now;
+    after.shard.beginRestore();
+    for (const c of before.completions()) after.shard.markCompleted(c.commandId);
+    for (const e of before.effects) if (e.kind === 'process') after.shard.table.load(e.instance);
+    after.feed(...replay);
+    after.effects.push(...after.shard.endRestore());
+    return after;
+  }
+
+  it('rebuilds an open kill without publishing anything again, then completes it once', () => {
+    const history = [
+      ...bootAll(),
+      killAccepted('kill-1', [NAMES]),
+      terminated('ru-01', 143),
+      terminated('ru-02', 0),
+    ];
+    const before = new Harness().feed(...history);
+    const after = restoreFrom(before, history);
+    expect(after.effects).toEqual([]);
+    expect(after.shard.openCommand('kill-1')!.pending).toEqual([uuidOf('ru-03')]);
+    after.feed(terminated('ru-02', 0), terminated('ru-03', 137));
+    expect(after.completions().map((c) => c.commandId)).toEqual(['kill-1']);
+    expect(exits(after.completions()[0])).toEqual({
+      'ru-01': ['DEAD', 143],
+      'ru-02': ['DEAD', 0],
+      'ru-03': ['DEAD', 137],
+    });
+  });
+
+  it('fires a deadline that passed while nobody owned the shard, once', () => {
+    const history = [
+      ...bootAll(),
+      killAccepted('kill-1', [NAMES], {
+        timeoutSeconds: 5,
+        at: Date.parse('2026-01-01T00:00:30.000Z'),
+      }),
+    ];
+    const before = new Harness().feed(...history);
+    before.now += 60_000;
+    const after = restoreFrom(before, history);
+    expect(after.completions()).toMatchObject([{ commandId: 'kill-1', status: 'timed_out' }]);
+    const again = restoreFrom(
+      Object.assign(new Harness(), {
+        effects: [...before.effects, ...after.effects],
+        now: after.now,
+      }),
+      history,
+    );
+    expect(again.completions()).toEqual([]);
+  });
+
+  it('does not count a restored DEAD row of an older pod against a kill of the new pod', () => {
+    const history = [
+      bootAccepted('boot-1', ['ru-01']),
+      booted('boot-1', 'ru-01'),
+      terminated('ru-01', 1, 1),
+      booted('boot-2', 'ru-01', 2),
+      killAccepted('kill-9', [['ru-01']], { at: Date.parse('2026-01-01T00:01:00.000Z') }),
+    ];
+    const before = new Harness().feed(...history);
+    const after = restoreFrom(before, history);
+    expect(after.shard.openCommand('kill-9')!.pending).toEqual([uuidOf('ru-01')]);
+    expect(after.shard.table.get(uuidOf('ru-01'))).toMatchObject({ podUid: podOf('ru-01', 2) });
+    expect(instance('ru-01', 2).podUid).toBe(podOf('ru-01', 2));
+  });
+});
