@@ -1,0 +1,165 @@
+/**
+ * The checks of a boot that need configuration or the cluster's state (DESIGN §6 "Bad input"),
+ * beyond what the contract validates: session ownership, names taken by running processes,
+ * the image allow-list, privileged asks, keys reserved for kpm. Pure: the caller reads the state.
+ */
+import type { FieldError, ProcessSpec } from '@kpm/contracts';
+import type { KpmLabels } from '@kpm/kube';
+import { imageAllowed } from './image-policy';
+import type { PlannedProcess } from './planned-process';
+import { privilegedAnnotation } from './pod-builder';
+
+/** The session's namespace as the boot-worker found it. */
+export interface NamespaceView {
+  /** Carries kpm's creator label. */
+  kpm: boolean;
+  /** The user label of a kpm namespace: the session's owner. */
+  owner?: string;
+}
+
+/** A pod already in the session. */
+export interface ExistingProcess {
+  name: string;
+  uuid?: string;
+  /** Running and not being deleted. */
+  alive: boolean;
+}
+
+export interface BootPolicy {
+  labels: KpmLabels;
+  allowedImages: readonly string[];
+  defaultImage: string;
+  allowPrivileged: boolean;
+}
+
+export interface BootInput {
+  session: string;
+  user: string;
+  processes: readonly PlannedProcess[];
+  namespace?: NamespaceView;
+  existing: readonly ExistingProcess[];
+}
+
+/** Kubernetes label values start and end with a letter or digit; kpm labels pods with the user. */
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
+
+export function validateBoot(input: BootInput, policy: BootPolicy): FieldError[] {
+  return [
+    ...sessionErrors(input),
+    ...input.processes.flatMap((p) => processErrors(p, input, policy)),
+  ];
+}
+
+function sessionErrors({ session, user, namespace }: BootInput): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!LABEL_VALUE.test(user)) {
+    errors.push({
+      path: 'user',
+      message: `${JSON.stringify(user)} cannot label the session's pods: a Kubernetes label value starts and ends with a letter or digit`,
+    });
+  }
+  if (namespace && !namespace.kpm) {
+    errors.push({
+      path: 'session',
+      message: `namespace ${JSON.stringify(session)} exists and was not created by kpm; choose another session name`,
+    });
+  } else if (namespace?.owner !== undefined && namespace.owner !== user) {
+    errors.push({
+      path: 'session',
+      message: `session ${JSON.stringify(session)} belongs to user ${JSON.stringify(namespace.owner)}, not ${JSON.stringify(user)}`,
+    });
+  }
+  return errors;
+}
+
+function processErrors(
+  process: PlannedProcess,
+  input: BootInput,
+  policy: BootPolicy,
+): FieldError[] {
+  const at = `processes[${process.index}]`;
+  const { spec } = process;
+  const errors: FieldError[] = [];
+  const taken = input.existing.find(
+    (e) => e.alive && e.name === spec.name && e.uuid !== process.uuid,
+  );
+  if (taken) {
+    errors.push({
+      path: `${at}.name`,
+      message: `${JSON.stringify(spec.name)} is already running in session ${JSON.stringify(input.session)} (uuid ${taken.uuid ?? 'unknown'}); kill it first or choose another name`,
+    });
+  }
+  const twin = input.processes.find((p) => p.uuid === process.uuid && p.index < process.index);
+  if (twin) {
+    errors.push({ path: `${at}.uuid`, message: `duplicate uuid (also processes[${twin.index}])` });
+  }
+  const owner = input.existing.find((e) => e.uuid === process.uuid && e.name !== spec.name);
+  if (owner) {
+    errors.push({
+      path: `${at}.uuid`,
+      message: `uuid ${process.uuid} already belongs to process ${JSON.stringify(owner.name)} in session ${JSON.stringify(input.session)}`,
+    });
+  }
+  errors.push(...imageErrors(at, spec, policy));
+  if (spec.env?.USER !== undefined && spec.env.USER !== input.user) {
+    errors.push({
+      path: `${at}.env`,
+      message: `USER is set by kpm to the command's user ${JSON.stringify(input.user)}, not ${JSON.stringify(spec.env.USER)}`,
+    });
+  }
+  errors.push(...reservedKeyErrors(at, spec, policy));
+  return errors;
+}
+
+function imageErrors(at: string, spec: ProcessSpec, policy: BootPolicy): FieldError[] {
+  const image = spec.image ?? policy.defaultImage;
+  if (imageAllowed(image, policy.allowedImages)) return [];
+  const what =
+    spec.image === undefined
+      ? `the default image ${JSON.stringify(image)}`
+      : `image ${JSON.stringify(image)}`;
+  return [
+    {
+      path: `${at}.image`,
+      message: `${what} is not in the allow-list (${policy.allowedImages.join(', ')})`,
+    },
+  ];
+}
+
+/** kpm's own labels and annotations (its domain, `app`) cannot be set or forged by a spec. */
+function reservedKeyErrors(at: string, spec: ProcessSpec, policy: BootPolicy): FieldError[] {
+  const { labels } = policy;
+  const errors: FieldError[] = [];
+  const reservedLabel = (key: string) =>
+    key === labels.app || key.endsWith(`.${labels.domain}`) || key.startsWith(`${labels.domain}/`);
+  for (const key of Object.keys(spec.labels ?? {})) {
+    if (reservedLabel(key)) {
+      errors.push({
+        path: `${at}.labels`,
+        message: `key ${JSON.stringify(key)} is reserved for kpm`,
+      });
+    }
+  }
+  const privileged = privilegedAnnotation(labels);
+  for (const [key, value] of Object.entries(spec.annotations ?? {})) {
+    if (key === privileged) {
+      if (value !== 'true' && value !== 'false') {
+        errors.push({
+          path: `${at}.annotations`,
+          message: `${JSON.stringify(key)} must be "true" or "false"`,
+        });
+      } else if (value === 'true' && !policy.allowPrivileged) {
+        errors.push({
+          path: `${at}.annotations`,
+          message: `${JSON.stringify(key)} asks for a privileged container, which this boot-worker does not allow (podManagement.allowPrivileged)`,
+        });
+      }
+    } else if (key.startsWith(`${labels.domain}/`) || key.endsWith(`.${labels.domain}`)) {
+      errors.push({
+        path: `${at}.annotations`,
+        message: `key ${JSON.stringify(key)} is reserved for kpm`,
+      });
+    }
+  }
+  return errors;
+}

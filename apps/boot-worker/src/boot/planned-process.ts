@@ -1,0 +1,21 @@
+import { processUuid, roleFromTreeId, type ProcessSpec, type Role } from '@kpm/contracts';
+
+/** A process of a boot with the uuid the boot-worker settled on and its drunc role. */
+export interface PlannedProcess {
+  index: number;
+  uuid: string;
+  /** The spec as given, with `uuid` filled in: what the pod's spec annotation stores. */
+  spec: ProcessSpec & { uuid: string };
+  role: Role;
+}
+
+/** Uuids absent from the command derive from (command id, index): a redelivered boot is a no-op. */
+export function planProcesses(
+  commandId: string,
+  processes: readonly ProcessSpec[],
+): PlannedProcess[] {
+  return processes.map((spec, index) => {
+    const uuid = spec.uuid ?? processUuid(commandId, index);
+    return { index, uuid, spec: { ...spec, uuid }, role: roleFromTreeId(spec.treeId) };
+  });
+}

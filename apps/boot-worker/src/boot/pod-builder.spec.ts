@@ -1,0 +1,160 @@
+import { loadSettings } from '@kpm/config';
+import { KpmLabels } from '@kpm/kube';
+import { planProcesses } from './planned-process';
+import { PodBuilder } from './pod-builder';
+
+const labels = new KpmLabels('drunc.daq');
+const context = { session: 'run-7', user: 'alice', commandId: 'cmd-1' };
+
+function builder(env: Record<string, string> = {}) {
+  return new PodBuilder(labels, loadSettings('boot-worker', env));
+}
+
+const [readout, root] = planProcesses('cmd-1', [
+  {
+    name: 'ru-01',
+    treeId: '1.1.1',
+    image: 'ghcr.io/dune-daq/alma9:v5',
+    executableAndArguments: [
+      { exec: 'source', args: ['${DBT_AREA}/env.sh'] },
+      { exec: 'daq_application', args: ['--name', 'ru 01'] },
+    ],
+    env: { DAQ_LEVEL: '3', HOME: '/scratch/alice' },
+    executionDirectory: '/opt/run',
+    logsPath: '/log/run-7',
+    restriction: { allowedHosts: ['kpm-node-2'], dataMount: '/data/run-7' },
+    labels: { detector: 'np04' },
+    annotations: { 'sim.kpm.daq/exit-code': '3' },
+    resources: { limits: { cpu: '2' } },
+  },
+  { name: 'root', treeId: '0', executableAndArguments: [{ exec: 'drunc-controller', args: [] }] },
+]);
+
+describe('PodBuilder', () => {
+  const pod = builder().pod(readout, context, { nodeName: 'kpm-node-2' });
+  const container = pod.spec!.containers[0];
+
+  it("labels the pod as kpm's, with uuid, session, tree id, role, user and app", () => {
+    expect(pod.metadata!.labels).toEqual({
+      detector: 'np04',
+      'creator.drunc.daq': 'kpm',
+      'uuid.drunc.daq': readout.uuid,
+      'session.drunc.daq': 'run-7',
+      'tree-id.drunc.daq': '1.1.1',
+      'role.drunc.daq': 'application',
+      'user.drunc.daq': 'alice',
+      app: 'ru-01',
+    });
+    expect(pod.metadata!.name).toBe('ru-01');
+    expect(pod.metadata!.namespace).toBe('run-7');
+  });
+
+  it('stores the spec (with its uuid) and the command id, and passes the spec annotations', () => {
+    const annotations = pod.metadata!.annotations!;
+    expect(JSON.parse(annotations['drunc.daq/process-spec'])).toEqual({ ...readout.spec });
+    expect(JSON.parse(annotations['drunc.daq/process-spec']).uuid).toBe(readout.uuid);
+    expect(annotations['drunc.daq/command-id']).toBe('cmd-1');
+    expect(annotations['sim.kpm.daq/exit-code']).toBe('3');
+  });
+
+  it('carries the termination-record finalizer, restartPolicy Never and the kill timeout', () => {
+    expect(pod.metadata!.finalizers).toEqual(['drunc.daq/termination-record']);
+    expect(pod.spec!.restartPolicy).toBe('Never');
+    expect(pod.spec!.terminationGracePeriodSeconds).toBe(30);
+    expect(
+      builder({ KPM_KILL_TIMEOUT: '5' }).pod(readout, context, {}).spec!
+        .terminationGracePeriodSeconds,
+    ).toBe(5);
+  });
+
+  it('runs the commands through bash, joined with && and the last exec-ed', () => {
+    expect(container.command).toEqual([
+      '/bin/bash',
+      '-c',
+      '"source" "${DBT_AREA}/env.sh" && exec "daq_application" "--name" "ru 01"',
+    ]);
+    expect(container.image).toBe('ghcr.io/dune-daq/alma9:v5');
+    expect(container.workingDir).toBe('/opt/run');
+    expect(container.resources).toEqual({ limits: { cpu: '2' } });
+  });
+
+  it('sets USER from the command and HOME unless the spec gives one', () => {
+    expect(container.env).toEqual(
+      expect.arrayContaining([
+        { name: 'USER', value: 'alice' },
+        { name: 'HOME', value: '/scratch/alice' },
+        { name: 'DAQ_LEVEL', value: '3' },
+      ]),
+    );
+    const rootEnv = builder({ KPM_HOME_PATH_BASE: '/nfs/home' }).pod(root, context, {}).spec!
+      .containers[0].env;
+    expect(rootEnv).toEqual([
+      { name: 'HOME', value: '/nfs/home/alice' },
+      { name: 'USER', value: 'alice' },
+    ]);
+  });
+
+  it('mounts the log and data directories, and the home directory under homePathBase', () => {
+    expect(container.volumeMounts).toEqual([
+      { name: 'kpm-logs', mountPath: '/log/run-7' },
+      { name: 'kpm-data', mountPath: '/data/run-7' },
+    ]);
+    const homed = builder({ KPM_HOME_PATH_BASE: '/nfs/home' }).pod(readout, context, {});
+    expect(homed.spec!.volumes).toEqual([
+      { name: 'kpm-home', hostPath: { path: '/nfs/home/alice', type: 'Directory' } },
+      { name: 'kpm-logs', hostPath: { path: '/log/run-7', type: 'DirectoryOrCreate' } },
+      { name: 'kpm-data', hostPath: { path: '/data/run-7', type: 'Directory' } },
+    ]);
+  });
+
+  it('binds the pod to the chosen node, or leaves the choice to a scheduler', () => {
+    expect(pod.spec!.nodeName).toBe('kpm-node-2');
+    expect(pod.spec!.nodeSelector).toBeUndefined();
+    const selected = builder().pod(readout, context, { nodeSelectorHost: 'kpm-node-2' });
+    expect(selected.spec!.nodeName).toBeUndefined();
+    expect(selected.spec!.nodeSelector).toEqual({ 'kubernetes.io/hostname': 'kpm-node-2' });
+  });
+
+  it("gives applications drunc's SIGQUIT preStop, controllers none", () => {
+    expect(container.lifecycle?.preStop?.exec?.command).toEqual(['/bin/sh', '-c', 'kill -QUIT 1']);
+    const rootPod = builder().pod(root, context, {});
+    expect(rootPod.spec!.containers[0].lifecycle).toBeUndefined();
+    expect(rootPod.spec!.containers[0].image).toBe('ghcr.io/dune-daq/alma9:latest');
+    expect(rootPod.metadata!.labels!['role.drunc.daq']).toBe('root-controller');
+  });
+
+  it('makes a privileged container only when asked', () => {
+    expect(container.securityContext).toBeUndefined();
+    const [asking] = planProcesses('cmd-2', [
+      { ...readout.spec, uuid: undefined, annotations: { 'drunc.daq/privileged': 'true' } },
+    ]);
+    expect(builder().pod(asking, context, {}).spec!.containers[0].securityContext).toEqual({
+      privileged: true,
+    });
+  });
+
+  it('builds a headless Service on the discovery port, owned by the pod', () => {
+    const created = { ...pod, metadata: { ...pod.metadata, uid: 'pod-uid-1' } };
+    const service = builder().service(created);
+    expect(service.spec).toEqual({
+      clusterIP: 'None',
+      selector: { app: 'ru-01', 'creator.drunc.daq': 'kpm' },
+      ports: [{ name: 'discovery', port: 80, targetPort: 80 }],
+    });
+    expect(service.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Pod', name: 'ru-01', uid: 'pod-uid-1', controller: true }),
+    ]);
+    expect(service.metadata!.labels!['creator.drunc.daq']).toBe('kpm');
+  });
+});
+
+describe('planProcesses', () => {
+  it('derives missing uuids from the command id and index, deterministically', () => {
+    const again = planProcesses('cmd-1', [readout.spec, root.spec]);
+    expect(again.map((p) => p.uuid)).toEqual([readout.uuid, root.uuid]);
+    const [other] = planProcesses('cmd-9', [{ ...root.spec, uuid: undefined }]);
+    expect(other.uuid).not.toBe(root.uuid);
+    const given = '0b0e1c9a-4c5e-4a8a-9d55-8f1f0d7a2b3c';
+    expect(planProcesses('cmd-1', [{ ...root.spec, uuid: given }])[0].uuid).toBe(given);
+  });
+});

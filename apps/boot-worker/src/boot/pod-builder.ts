@@ -1,0 +1,207 @@
+/**
+ * The pod and headless Service of one process (DESIGN §6), as pure functions of the spec, the
+ * command and the settings: labels, drunc's role, the bash command line, USER/HOME, mounts,
+ * placement, the spec annotation for restart and the termination-record finalizer.
+ */
+import type {
+  V1Container,
+  V1Pod,
+  V1Service,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
+import type { KpmSettings } from '@kpm/config';
+import type { KpmLabels } from '@kpm/kube';
+import type { PlannedProcess } from './planned-process';
+import { bootScript } from './shell-command';
+
+export interface BootContext {
+  session: string;
+  user: string;
+  commandId: string;
+}
+
+/** Where the pod runs: bound to a node (no scheduler needed), or a node selector for a scheduler. */
+export interface PodPlacement {
+  nodeName?: string;
+  nodeSelectorHost?: string;
+}
+
+export type PodSettings = Pick<KpmSettings, 'podManagement' | 'volumes' | 'homePathBase'>;
+
+/** The annotation with which a process asks for a privileged container (allowed by config only). */
+export function privilegedAnnotation(labels: KpmLabels): string {
+  return `${labels.domain}/privileged`;
+}
+
+export function asksPrivileged(process: PlannedProcess, labels: KpmLabels): boolean {
+  return process.spec.annotations?.[privilegedAnnotation(labels)] === 'true';
+}
+
+/** drunc's SIGQUIT preStop for applications; controllers and the connection server stop on SIGTERM. */
+const PRE_STOP_ROLES = new Set(['application', 'unknown']);
+
+export class PodBuilder {
+  constructor(
+    private readonly labels: KpmLabels,
+    private readonly settings: PodSettings,
+  ) {}
+
+  /** drunc's home_path_base/<user>, else /home/<user>. */
+  home(user: string): string {
+    return `${this.settings.homePathBase ?? '/home'}/${user}`;
+  }
+
+  /** The process's environment: its own, then USER and HOME (a spec may set its own HOME). */
+  env(process: PlannedProcess, user: string): Record<string, string> {
+    return { HOME: this.home(user), ...process.spec.env, USER: user };
+  }
+
+  image(process: PlannedProcess): string {
+    return process.spec.image ?? this.settings.podManagement.image;
+  }
+
+  pod(process: PlannedProcess, context: BootContext, placement: PodPlacement): V1Pod {
+    const { spec } = process;
+    const { volumes, mounts } = this.mounts(process, context.user);
+    const container: V1Container = {
+      name: spec.name,
+      image: this.image(process),
+      command: ['/bin/bash', '-c', bootScript(spec.executableAndArguments)],
+      env: Object.entries(this.env(process, context.user)).map(([name, value]) => ({
+        name,
+        value,
+      })),
+      workingDir: spec.executionDirectory,
+      resources: spec.resources,
+      volumeMounts: mounts.length > 0 ? mounts : undefined,
+      lifecycle: PRE_STOP_ROLES.has(process.role)
+        ? { preStop: { exec: { command: ['/bin/sh', '-c', 'kill -QUIT 1'] } } }
+        : undefined,
+      securityContext: asksPrivileged(process, this.labels) ? { privileged: true } : undefined,
+    };
+    return {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: spec.name,
+        namespace: context.session,
+        labels: this.podLabels(process, context),
+        annotations: {
+          ...spec.annotations,
+          [this.labels.specAnnotation]: JSON.stringify(spec),
+          [this.labels.commandAnnotation]: context.commandId,
+        },
+        finalizers: [this.labels.terminationFinalizer],
+      },
+      spec: {
+        restartPolicy: 'Never',
+        terminationGracePeriodSeconds: this.settings.podManagement.killTimeout,
+        containers: [container],
+        volumes: volumes.length > 0 ? volumes : undefined,
+        nodeName: placement.nodeName,
+        nodeSelector: placement.nodeSelectorHost
+          ? { 'kubernetes.io/hostname': placement.nodeSelectorHost }
+          : undefined,
+      },
+    };
+  }
+
+  /** The headless Service for drunc's discovery, owned by `pod` so it goes with it. */
+  service(pod: V1Pod): V1Service {
+    const name = pod.metadata!.name!;
+    const labels = pod.metadata!.labels!;
+    const port = this.settings.podManagement.headlessDiscoveryPort;
+    return {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name,
+        namespace: pod.metadata!.namespace,
+        labels: {
+          [this.labels.creator]: 'kpm',
+          [this.labels.uuid]: labels[this.labels.uuid],
+          [this.labels.session]: labels[this.labels.session],
+          [this.labels.app]: name,
+        },
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            name,
+            uid: pod.metadata!.uid!,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: {
+        clusterIP: 'None',
+        selector: { [this.labels.app]: name, [this.labels.creator]: 'kpm' },
+        ports: [{ name: 'discovery', port, targetPort: port }],
+      },
+    };
+  }
+
+  private podLabels(process: PlannedProcess, context: BootContext): Record<string, string> {
+    const { spec } = process;
+    return {
+      ...spec.labels,
+      [this.labels.creator]: 'kpm',
+      [this.labels.uuid]: process.uuid,
+      [this.labels.session]: context.session,
+      ...(spec.treeId !== undefined ? { [this.labels.treeId]: spec.treeId } : {}),
+      [this.labels.role]: process.role,
+      [this.labels.user]: context.user,
+      [this.labels.app]: spec.name,
+    };
+  }
+
+  /** Configured volumes, the home directory, the log and data directories; one mount per path. */
+  private mounts(
+    process: PlannedProcess,
+    user: string,
+  ): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
+    const wanted: {
+      name: string;
+      path: string;
+      hostPath: string;
+      readOnly?: boolean;
+      type?: string;
+    }[] = [
+      ...this.settings.volumes.map((v) => ({
+        name: v.name,
+        path: v.mountPath,
+        hostPath: v.hostPath,
+        readOnly: v.readOnly,
+      })),
+    ];
+    if (this.settings.homePathBase) {
+      const home = this.home(user);
+      wanted.push({ name: 'kpm-home', path: home, hostPath: home, type: 'Directory' });
+    }
+    const { logsPath, restriction } = process.spec;
+    if (logsPath) {
+      wanted.push({
+        name: 'kpm-logs',
+        path: logsPath,
+        hostPath: logsPath,
+        type: 'DirectoryOrCreate',
+      });
+    }
+    if (restriction?.dataMount) {
+      const data = restriction.dataMount;
+      wanted.push({ name: 'kpm-data', path: data, hostPath: data, type: 'Directory' });
+    }
+    const seen = new Set<string>();
+    const unique = wanted.filter((w) => !seen.has(w.path) && seen.add(w.path));
+    return {
+      volumes: unique.map((w) => ({ name: w.name, hostPath: { path: w.hostPath, type: w.type } })),
+      mounts: unique.map((w) => ({
+        name: w.name,
+        mountPath: w.path,
+        readOnly: w.readOnly || undefined,
+      })),
+    };
+  }
+}
