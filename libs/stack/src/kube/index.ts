@@ -12,4 +12,5 @@ export * from './kwok';
 export * from './pki';
 export * from './ports';
 export * from './scheduler';
+export * from './up-lock';
 export * from './versions';

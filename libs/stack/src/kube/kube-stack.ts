@@ -9,6 +9,7 @@ import { KwokComponent } from './kwok';
 import { ensurePki } from './pki';
 import { kubePorts, type KubePorts } from './ports';
 import { SchedulerComponent } from './scheduler';
+import { withUpLock } from './up-lock';
 
 export interface KubeStackOptions {
   ports?: Partial<KubePorts>;
@@ -30,11 +31,13 @@ export class KubeStack implements StackComponent {
   readonly controllerManager: ControllerManagerComponent;
   readonly scheduler: SchedulerComponent;
   readonly kwok: KwokComponent;
+  private readonly progress: Progress;
 
   constructor(options: KubeStackOptions = {}) {
     const ports = { ...kubePorts(), ...options.ports };
     const progress =
       options.progress ?? ((message: string) => process.stderr.write(`kpm: ${message}\n`));
+    this.progress = progress;
     this.etcd = new EtcdComponent({
       clientPort: ports.etcdClient,
       peerPort: ports.etcdPeer,
@@ -71,6 +74,18 @@ export class KubeStack implements StackComponent {
   }
 
   async up(): Promise<StackEnv> {
+    return withUpLock('kube', () => this.upLocked(), {
+      onWait: (holder) => this.progress(`waiting for another kpm (pid ${holder}) bringing it up`),
+    });
+  }
+
+  async down(): Promise<void> {
+    await withUpLock('kube', async () => {
+      for (const component of [...this.components].reverse()) await component.down();
+    });
+  }
+
+  private async upLocked(): Promise<StackEnv> {
     ensurePki();
     await this.etcd.up();
     await this.apiserver.up();
@@ -80,10 +95,6 @@ export class KubeStack implements StackComponent {
     await this.scheduler.up();
     await this.kwok.up();
     return { KUBECONFIG: kubeconfig };
-  }
-
-  async down(): Promise<void> {
-    for (const component of [...this.components].reverse()) await component.down();
   }
 
   async status(): Promise<ComponentStatus> {
