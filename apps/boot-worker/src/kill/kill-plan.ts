@@ -1,0 +1,43 @@
+/**
+ * A kill as drunc runs it: stages in shutdown order (unknown → application → segment-controller
+ * → root-controller → infrastructure-applications), each deleted with the grace period.
+ */
+import { SHUTDOWN_ORDER } from '@kpm/contracts';
+import type { ProcessPod } from './process-pod';
+
+export interface KillTiming {
+  gracePeriodSeconds: number;
+  /** Past grace + margin a pod still running is killed with grace 0. */
+  escalationMarginSeconds: number;
+  /** How long a stage waits after that escalation. */
+  forcedKillWaitSeconds: number;
+}
+
+export interface KillPlan extends KillTiming {
+  stages: ProcessPod[][];
+  /** The command's bound: the state service reports `timed_out` with the rest pending after it. */
+  timeoutSeconds: number;
+}
+
+export function planKill(
+  processes: readonly ProcessPod[],
+  timing: KillTiming,
+  timeoutSeconds?: number,
+): KillPlan {
+  const seen = new Set<string>();
+  const unique = processes.filter((p) => !seen.has(p.uuid) && seen.add(p.uuid));
+  const stages = SHUTDOWN_ORDER.map((role) => unique.filter((p) => p.role === role)).filter(
+    (stage) => stage.length > 0,
+  );
+  const perStage =
+    timing.gracePeriodSeconds + timing.escalationMarginSeconds + timing.forcedKillWaitSeconds;
+  return {
+    ...timing,
+    stages,
+    timeoutSeconds: timeoutSeconds ?? Math.max(1, stages.length) * perStage,
+  };
+}
+
+export function uuidStages(plan: KillPlan): string[][] {
+  return plan.stages.map((stage) => stage.map((p) => p.uuid));
+}

@@ -1,0 +1,128 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { roleFromTreeId, shutdownStages } from '@kpm/contracts';
+import { KpmLabels } from '@kpm/kube';
+import { planKill, uuidStages } from './kill-plan';
+import { processPodOf, type ProcessPod } from './process-pod';
+import { describeMatches, isEmptyQuery, resolveQuery } from './query-resolver';
+
+const labels = new KpmLabels('drunc.daq');
+
+function podOf(name: string, session: string, treeId?: string, user = 'alice'): V1Pod {
+  return {
+    metadata: {
+      name,
+      namespace: session,
+      labels: {
+        'creator.drunc.daq': 'kpm',
+        'uuid.drunc.daq': `uuid-${session}-${name}`,
+        'user.drunc.daq': user,
+        ...(treeId
+          ? { 'tree-id.drunc.daq': treeId, 'role.drunc.daq': roleFromTreeId(treeId) }
+          : {}),
+      },
+      annotations: { 'drunc.daq/command-id': 'cmd-boot' },
+    },
+  };
+}
+
+const processes: ProcessPod[] = [
+  podOf('root', 'run-7', '0'),
+  podOf('lcs', 'run-7', '1'),
+  podOf('seg-ctrl', 'run-7', '1.1'),
+  podOf('ru-01', 'run-7', '1.1.1'),
+  podOf('ru-02', 'run-7', '1.1.2'),
+  podOf('mystery', 'run-7'),
+  podOf('ru-01', 'run-8', '1.1.1', 'bob'),
+].map((pod) => processPodOf(pod, labels)!);
+
+const names = (selected: ProcessPod[]) => selected.map((p) => `${p.session}/${p.name}`);
+
+describe('processPodOf', () => {
+  it('reads uuid, session, user, role, tree id and command from the labels', () => {
+    expect(processes[3]).toMatchObject({
+      uuid: 'uuid-run-7-ru-01',
+      name: 'ru-01',
+      session: 'run-7',
+      user: 'alice',
+      role: 'application',
+      treeId: '1.1.1',
+      commandId: 'cmd-boot',
+    });
+    expect(processes[5].role).toBe('unknown');
+  });
+
+  it("ignores pods that are not kpm's", () => {
+    const foreign = podOf('x', 'run-7');
+    foreign.metadata!.labels!['creator.drunc.daq'] = 'someone';
+    expect(processPodOf(foreign, labels)).toBeUndefined();
+  });
+});
+
+describe('resolveQuery', () => {
+  it('matches nothing for an empty query', () => {
+    expect(isEmptyQuery({})).toBe(true);
+    expect(isEmptyQuery({ uuids: [], names: [] })).toBe(true);
+    expect(resolveQuery({}, processes)).toEqual([]);
+  });
+
+  it('matches names unanchored, like re.search', () => {
+    expect(names(resolveQuery({ names: ['ru-0'] }, processes))).toEqual([
+      'run-7/ru-01',
+      'run-7/ru-02',
+      'run-8/ru-01',
+    ]);
+    expect(names(resolveQuery({ names: ['^seg', 'tery$'] }, processes))).toEqual([
+      'run-7/mystery',
+      'run-7/seg-ctrl',
+    ]);
+    expect(resolveQuery({ names: ['^ru$'] }, processes)).toEqual([]);
+  });
+
+  it('ANDs every selector given', () => {
+    expect(names(resolveQuery({ names: ['ru-01'], session: 'run-8' }, processes))).toEqual([
+      'run-8/ru-01',
+    ]);
+    expect(names(resolveQuery({ names: ['ru-01'], user: 'alice' }, processes))).toEqual([
+      'run-7/ru-01',
+    ]);
+    expect(
+      names(
+        resolveQuery(
+          { uuids: ['uuid-run-7-root', 'uuid-run-8-ru-01'], session: 'run-7' },
+          processes,
+        ),
+      ),
+    ).toEqual(['run-7/root']);
+    expect(describeMatches(resolveQuery({ session: 'run-8' }, processes))).toBe('ru-01 (run-8)');
+  });
+});
+
+describe('planKill', () => {
+  const timing = { gracePeriodSeconds: 30, escalationMarginSeconds: 5, forcedKillWaitSeconds: 15 };
+
+  it("orders stages like drunc's shutdown and agrees with the contract's shutdownStages", () => {
+    const session = resolveQuery({ session: 'run-7' }, processes);
+    const plan = planKill(session, timing);
+    expect(plan.stages.map((stage) => stage.map((p) => p.name))).toEqual([
+      ['mystery'],
+      ['ru-01', 'ru-02'],
+      ['seg-ctrl'],
+      ['root'],
+      ['lcs'],
+    ]);
+    expect(uuidStages(plan)).toEqual(shutdownStages(session));
+  });
+
+  it('bounds the command by one grace, margin and forced wait per stage unless told', () => {
+    const plan = planKill(resolveQuery({ names: ['ru-'] }, processes), timing);
+    expect(plan.timeoutSeconds).toBe(50);
+    expect(planKill([], timing).timeoutSeconds).toBe(50);
+    expect(planKill([], timing, 7).timeoutSeconds).toBe(7);
+  });
+
+  it('kills each uuid once', () => {
+    expect(uuidStages(planKill([processes[3], processes[3]], timing))).toEqual([
+      ['uuid-run-7-ru-01'],
+    ]);
+  });
+});

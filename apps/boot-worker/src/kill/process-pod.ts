@@ -1,0 +1,35 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { ROLES, roleFromTreeId, type Role } from '@kpm/contracts';
+import type { KpmLabels } from '@kpm/kube';
+
+/** A kpm pod read as the process it runs: what queries select on and kills act on. */
+export interface ProcessPod {
+  uuid: string;
+  name: string;
+  session: string;
+  user?: string;
+  role: Role;
+  treeId?: string;
+  /** The command that created this pod (boot or restart). */
+  commandId?: string;
+  pod: V1Pod;
+}
+
+/** The process of a kpm pod; undefined for a pod without kpm's labels. */
+export function processPodOf(pod: V1Pod, labels: KpmLabels): ProcessPod | undefined {
+  const meta = pod.metadata;
+  const uuid = meta?.labels?.[labels.uuid];
+  if (!meta?.name || !meta.namespace || !uuid || !labels.isOurs(meta.labels)) return undefined;
+  const treeId = meta.labels?.[labels.treeId];
+  const role = meta.labels?.[labels.role] as Role | undefined;
+  return {
+    uuid,
+    name: meta.name,
+    session: meta.namespace,
+    user: meta.labels?.[labels.user],
+    role: role && ROLES.includes(role) ? role : roleFromTreeId(treeId),
+    treeId,
+    commandId: meta.annotations?.[labels.commandAnnotation],
+    pod,
+  };
+}
