@@ -1,6 +1,7 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
 import type { DeadLetterSink } from './dead-letter-sink';
+import { whileHeartbeating } from './heartbeats';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import { PoisonRecordError } from './poison-record';
 
@@ -117,23 +118,12 @@ export class ConsumerRunner {
     }
   }
 
-  private async withHeartbeats<T>(
-    heartbeat: () => Promise<void>,
-    work: () => Promise<T>,
-  ): Promise<T> {
-    const timer = setInterval(() => {
-      heartbeat().catch((error: unknown) => {
-        // A rebalance surfaces here; the batch turns stale and the loop above stops at the next record.
-        this.options.logger?.warn(
-          `heartbeat failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      });
-    }, this.options.heartbeatEveryMs);
-    try {
-      return await work();
-    } finally {
-      clearInterval(timer);
-    }
+  private withHeartbeats<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+    return whileHeartbeating(heartbeat, this.options.heartbeatEveryMs, work, (error: unknown) => {
+      this.options.logger?.warn(
+        `heartbeat failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
   }
 }
 

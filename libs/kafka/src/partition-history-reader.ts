@@ -1,0 +1,162 @@
+/**
+ * Reads chosen partitions of topics from their beginning up to a target offset, once, with
+ * read_committed isolation: how a stateful consumer rebuilds what it owned before a restart or
+ * a rebalance. kafkajs has no manual assignment, so a private consumer group with no commits
+ * does the reading; partitions nobody asked for are paused.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Consumer, Kafka } from 'kafkajs';
+import { toInboundRecord, type InboundRecord } from './inbound-record';
+
+export interface HistoryRequest {
+  topic: string;
+  partitions: readonly number[];
+  /** Exclusive end per partition; `end` is the high watermark when the read starts. */
+  until: 'end' | ReadonlyMap<number, string>;
+}
+
+export interface HistoryReadOptions {
+  /** Names the private group, for the broker's logs. */
+  label: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Calls `onRecord` for each record below the targets, in offset order per partition. */
+export async function readPartitionHistory(
+  kafka: Kafka,
+  requests: readonly HistoryRequest[],
+  onRecord: (record: InboundRecord) => void,
+  options: HistoryReadOptions,
+): Promise<{ records: number }> {
+  const targets = await resolveTargets(kafka, requests);
+  const open = new Map([...targets].filter(([, t]) => t.end > t.start));
+  if (open.size === 0) return { records: 0 };
+  const consumer = kafka.consumer({
+    groupId: `${options.label}-history-${randomUUID()}`,
+    maxWaitTimeInMs: 250,
+    allowAutoTopicCreation: false,
+  });
+  let records = 0;
+  const advance = (topic: string, partition: number, lastOffset: string) => {
+    const key = `${topic}/${partition}`;
+    const target = open.get(key);
+    if (target && BigInt(lastOffset) + 1n >= target.end) {
+      open.delete(key);
+      if (open.size === 0) finished.resolve();
+    }
+  };
+  const finished = deferred();
+  try {
+    await consumer.connect();
+    await consumer.subscribe({
+      topics: [...new Set(requests.map((r) => r.topic))],
+      fromBeginning: true,
+    });
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
+      pauseUnwanted(consumer, payload.memberAssignment, targets),
+    );
+    // Batches made only of transaction markers never reach eachBatch but still move the position.
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+      advance(payload.topic, payload.partition, payload.lastOffset),
+    );
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: ({ batch }) => {
+        const target = targets.get(`${batch.topic}/${batch.partition}`);
+        if (!target) return Promise.resolve();
+        for (const message of batch.messages) {
+          if (BigInt(message.offset) >= target.end) break;
+          records++;
+          onRecord(toInboundRecord(batch.topic, batch.partition, message));
+        }
+        advance(batch.topic, batch.partition, batch.lastOffset());
+        return Promise.resolve();
+      },
+    });
+    await withTimeout(
+      finished.promise,
+      options.timeoutMs ?? 120_000,
+      options.signal,
+      () =>
+        `history read did not reach ${[...open.entries()].map(([k, t]) => `${k}@${t.end}`).join(', ')}`,
+    );
+    return { records };
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+interface Target {
+  start: bigint;
+  end: bigint;
+}
+
+async function resolveTargets(
+  kafka: Kafka,
+  requests: readonly HistoryRequest[],
+): Promise<Map<string, Target>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const targets = new Map<string, Target>();
+    for (const request of requests) {
+      const offsets = await admin.fetchTopicOffsets(request.topic);
+      for (const partition of request.partitions) {
+        const known = offsets.find((o) => o.partition === partition);
+        if (!known) throw new Error(`${request.topic} has no partition ${partition}`);
+        const end = request.until === 'end' ? known.high : (request.until.get(partition) ?? '0');
+        targets.set(`${request.topic}/${partition}`, {
+          start: BigInt(known.low),
+          end: BigInt(end),
+        });
+      }
+    }
+    return targets;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+function pauseUnwanted(
+  consumer: Consumer,
+  assignment: Record<string, number[]>,
+  targets: Map<string, Target>,
+): void {
+  for (const [topic, partitions] of Object.entries(assignment)) {
+    const unwanted = partitions.filter((p) => !targets.has(`${topic}/${p}`));
+    if (unwanted.length > 0) consumer.pause([{ topic, partitions: unwanted }]);
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+async function withTimeout(
+  work: Promise<void>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  describe: () => string,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`${describe()} within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        onAbort = () => reject(new Error('history read aborted'));
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}

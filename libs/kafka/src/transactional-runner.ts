@@ -1,0 +1,357 @@
+/**
+ * Exactly-once consume-transform-produce for state that is sharded by partition number.
+ *
+ * - The group uses the co-partitioned assigner: one member owns partition p of every input.
+ * - Each owned p gets its own transactional producer (`<transactionalIdPrefix>-<p>`). Starting
+ *   it fences a previous owner (a zombie after a rebalance, or this service before a crash) and
+ *   aborts its open transaction, so only one writer for p exists at a time.
+ * - Before p is processed, the handler restores its state (reading what was committed).
+ * - Each batch of one input partition is applied and its outputs are written in one transaction
+ *   together with the batch's offsets (`sendOffsets`): outputs and progress commit or vanish
+ *   together. Consumers of the outputs read committed.
+ * - A failed transaction voids p's in-memory state: it is restored again before more input.
+ */
+import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import { backoffDelay, delay } from '@kpm/common';
+import { CoPartitionedAssigner } from './co-partitioned-assigner';
+import type { RunnerLogger } from './consumer-runner';
+import type { OutboundRecord } from './event-producer';
+import { whileHeartbeating } from './heartbeats';
+import { toInboundRecord, type InboundRecord } from './inbound-record';
+
+/** An output record; `partition` pins it (e.g. to the input's partition number). */
+export interface TransactionalRecord extends OutboundRecord {
+  topic: string;
+  partition?: number;
+}
+
+/** Input positions at restore time: the first offset not yet processed, per topic. */
+export type CommittedOffsets = ReadonlyMap<string, ReadonlyMap<number, string>>;
+
+export interface PartitionStateHandler {
+  /** Rebuild the state of these partition numbers; returns what each must publish first. */
+  restore(
+    partitions: readonly number[],
+    committed: CommittedOffsets,
+  ): Promise<Map<number, TransactionalRecord[]>>;
+  /** Apply one batch of one input partition (offset order); returns what to publish with it. */
+  process(partition: number, records: readonly InboundRecord[]): TransactionalRecord[];
+  /** This member no longer owns p, or p's state is void after a failed transaction. */
+  release(partition: number): void;
+}
+
+export interface TransactionalRunnerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: readonly string[];
+  handler: PartitionStateHandler;
+  transactionalIdPrefix: string;
+  transactionTimeoutMs?: number;
+  heartbeatEveryMs?: number;
+  logger?: RunnerLogger & { log(message: string): void };
+  /** Called whenever readiness changes: in the group and every owned partition restored. */
+  onReadiness?: (ready: boolean, detail: string) => void;
+}
+
+class PartitionOwner {
+  readonly next = new Map<string, bigint>();
+  ready!: Promise<void>;
+  restored = false;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly partition: number,
+    readonly producer: Producer,
+  ) {}
+
+  /** Runs `work` after everything queued before it: one transaction at a time per partition. */
+  enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}
+
+export class TransactionalRunner {
+  private readonly owners = new Map<number, PartitionOwner>();
+  private assigned = new Set<number>();
+  private consumer?: Consumer;
+  private joined = false;
+  private stopping = false;
+
+  constructor(private readonly options: TransactionalRunnerOptions) {}
+
+  /** The partition numbers this member owns and has restored. */
+  owned(): number[] {
+    return [...this.owners.values()].filter((o) => o.restored).map((o) => o.partition);
+  }
+
+  async start(): Promise<void> {
+    const { kafka, groupId, topics } = this.options;
+    const consumer = kafka.consumer({
+      groupId,
+      partitionAssigners: [CoPartitionedAssigner],
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      maxWaitTimeInMs: 500,
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.assign(payload.memberAssignment));
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: Math.max(1, topics.length * 6),
+      eachBatch: (payload) => this.consumeBatch(payload),
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.consumer?.disconnect();
+    await Promise.all([...this.owners.keys()].map((p) => this.drop(p)));
+  }
+
+  /** Runs `work` in p's order and publishes its records in a transaction of their own (timers). */
+  async submit(partition: number, work: () => TransactionalRecord[]): Promise<void> {
+    const owner = this.owners.get(partition);
+    if (!owner?.restored) return; // the owner's restore re-arms what it needs
+    await owner.enqueue(async () => {
+      if (this.owners.get(partition) !== owner) return;
+      try {
+        await this.commit(owner, work());
+      } catch (error) {
+        await this.fail(owner, error);
+      }
+    });
+  }
+
+  private assign(assignment: Record<string, number[]>): void {
+    this.joined = true;
+    const now = new Set(Object.values(assignment).flat());
+    const lost = [...this.owners.keys()].filter((p) => !now.has(p));
+    const gained = [...now].filter((p) => !this.owners.has(p));
+    this.assigned = now;
+    this.options.logger?.log(`assigned partitions [${[...now].sort().join(', ')}]`);
+    for (const p of lost) void this.drop(p);
+    if (gained.length > 0) this.restore(gained);
+    this.report();
+  }
+
+  /** Creates owners for `partitions` and restores them together (one read of the history). */
+  private restore(partitions: number[]): void {
+    const owners = partitions.map((p) => {
+      const owner = new PartitionOwner(p, this.producerFor(p));
+      this.owners.set(p, owner);
+      return owner;
+    });
+    const ready = this.restoreWithRetries(owners);
+    for (const owner of owners) owner.ready = ready;
+  }
+
+  private async restoreWithRetries(owners: PartitionOwner[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const current = owners.filter((o) => this.owners.get(o.partition) === o);
+      if (current.length === 0 || this.stopping) return;
+      try {
+        await this.restoreOnce(current);
+        return;
+      } catch (error) {
+        this.options.logger?.warn(
+          `restoring partitions failed (attempt ${attempt}): ${message(error)}`,
+        );
+        await delay(backoffDelay(attempt, { initialMs: 500, maxMs: 15_000 }));
+      }
+    }
+  }
+
+  private async restoreOnce(owners: PartitionOwner[]): Promise<void> {
+    const started = Date.now();
+    // Fencing first: the previous owner's open transaction is aborted before we read what committed.
+    await Promise.all(
+      owners.map(async (owner) => {
+        await owner.producer.connect();
+        await (await owner.producer.transaction()).abort();
+      }),
+    );
+    const committed = await this.committedOffsets(owners.map((o) => o.partition));
+    const first = await this.options.handler.restore(
+      owners.map((o) => o.partition),
+      committed,
+    );
+    for (const owner of owners) {
+      for (const [topic, offsets] of committed)
+        owner.next.set(topic, BigInt(offsets.get(owner.partition) ?? '0'));
+      await this.commit(owner, first.get(owner.partition) ?? []);
+      owner.restored = true;
+    }
+    this.options.logger?.log(
+      `restored partitions [${owners.map((o) => o.partition).join(', ')}] in ${Date.now() - started} ms`,
+    );
+    this.report();
+  }
+
+  private async committedOffsets(partitions: number[]): Promise<CommittedOffsets> {
+    const admin = this.options.kafka.admin();
+    await admin.connect();
+    try {
+      const fetched = await admin.fetchOffsets({
+        groupId: this.options.groupId,
+        topics: [...this.options.topics],
+      });
+      return new Map(
+        fetched.map(({ topic, partitions: list }) => [
+          topic,
+          new Map(
+            list
+              .filter((entry) => partitions.includes(entry.partition))
+              .map((entry) => [entry.partition, entry.offset === '-1' ? '0' : entry.offset]),
+          ),
+        ]),
+      );
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  private async consumeBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    const heartbeat = () => payload.heartbeat();
+    const resolveOffset = (offset: string) => payload.resolveOffset(offset);
+    const isRunning = () => payload.isRunning();
+    const isStale = () => payload.isStale();
+    const p = batch.partition;
+    if (!this.owners.has(p)) this.restore([p]); // a batch before its GROUP_JOIN was seen
+    const owner = this.owners.get(p)!;
+    const { heartbeatEveryMs = 1_000 } = this.options;
+    await whileHeartbeating(
+      heartbeat,
+      heartbeatEveryMs,
+      () => owner.ready,
+      (e) => this.heartbeatFailed(e),
+    );
+    if (!isRunning() || isStale() || this.owners.get(p) !== owner || !owner.restored) return;
+    const from = owner.next.get(batch.topic) ?? 0n;
+    const messages = batch.messages.filter((m) => BigInt(m.offset) >= from);
+    const last = batch.messages[batch.messages.length - 1];
+    if (messages.length === 0) {
+      if (last) resolveOffset(last.offset);
+      return;
+    }
+    await whileHeartbeating(
+      heartbeat,
+      heartbeatEveryMs,
+      () =>
+        owner.enqueue(async () => {
+          if (this.owners.get(p) !== owner)
+            throw new Error(`partition ${p} was reset; the batch is fetched again`);
+          const records = messages.map((m) => toInboundRecord(batch.topic, p, m));
+          try {
+            const outputs = this.options.handler.process(p, records);
+            const nextOffset = (BigInt(last.offset) + 1n).toString();
+            await this.commit(owner, outputs, { topic: batch.topic, offset: nextOffset });
+            owner.next.set(batch.topic, BigInt(nextOffset));
+            resolveOffset(last.offset);
+          } catch (error) {
+            await this.fail(owner, error);
+            throw error; // kafkajs fetches the batch again from the last committed offset
+          }
+        }),
+      (e) => this.heartbeatFailed(e),
+    );
+  }
+
+  /** One transaction: the outputs and, for input batches, the offset after the batch. */
+  private async commit(
+    owner: PartitionOwner,
+    outputs: readonly TransactionalRecord[],
+    consumed?: { topic: string; offset: string },
+  ): Promise<void> {
+    if (outputs.length === 0 && !consumed) return;
+    const tx = await owner.producer.transaction();
+    try {
+      if (outputs.length > 0) {
+        const byTopic = new Map<string, TransactionalRecord[]>();
+        for (const record of outputs)
+          byTopic.set(record.topic, [...(byTopic.get(record.topic) ?? []), record]);
+        await tx.sendBatch({
+          acks: -1,
+          topicMessages: [...byTopic].map(([topic, records]) => ({
+            topic,
+            messages: records.map(({ key, value, headers, partition }) => ({
+              key,
+              value,
+              headers,
+              partition,
+            })),
+          })),
+        });
+      }
+      if (consumed) {
+        await tx.sendOffsets({
+          consumerGroupId: this.options.groupId,
+          topics: [
+            {
+              topic: consumed.topic,
+              partitions: [{ partition: owner.partition, offset: consumed.offset }],
+            },
+          ],
+        });
+      }
+      await tx.commit();
+    } catch (error) {
+      await tx.abort().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A failed transaction leaves p's memory ahead of Kafka: forget it and restore again. */
+  private async fail(owner: PartitionOwner, error: unknown): Promise<void> {
+    if (this.owners.get(owner.partition) !== owner) return;
+    this.options.logger?.error(
+      `partition ${owner.partition}: transaction failed, restoring: ${message(error)}`,
+    );
+    await this.drop(owner.partition);
+    if (this.assigned.has(owner.partition) && !this.stopping) this.restore([owner.partition]);
+    this.report();
+  }
+
+  private async drop(partition: number): Promise<void> {
+    const owner = this.owners.get(partition);
+    if (!owner) return;
+    this.owners.delete(partition);
+    this.options.handler.release(partition);
+    await owner.producer.disconnect().catch(() => undefined);
+  }
+
+  private producerFor(partition: number): Producer {
+    return this.options.kafka.producer({
+      transactionalId: `${this.options.transactionalIdPrefix}-${partition}`,
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: this.options.transactionTimeoutMs ?? 60_000,
+      allowAutoTopicCreation: false,
+    });
+  }
+
+  private heartbeatFailed(error: unknown): void {
+    this.options.logger?.warn(`heartbeat failed: ${message(error)}`);
+  }
+
+  private report(): void {
+    const restoring = [...this.owners.values()].filter((o) => !o.restored).map((o) => o.partition);
+    const ready = this.joined && restoring.length === 0;
+    const detail = !this.joined
+      ? 'joining the group'
+      : restoring.length > 0
+        ? `restoring partitions [${restoring.join(', ')}]`
+        : `owns partitions [${this.owned().sort().join(', ')}]`;
+    this.options.onReadiness?.(ready, detail);
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
