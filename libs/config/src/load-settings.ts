@@ -5,6 +5,7 @@ import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { BOOT_WORKER_ENV } from './boot-worker-settings';
 import { KpmSettings } from './settings';
+import { STATE_ENV } from './state-settings';
 import { WATCHER_ENV } from './watcher-settings';
 
 /** Raised at start when configuration is wrong; its message names every offending setting. */
@@ -37,6 +38,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ['KPM_INSTANCE', 'instance', String],
   ...BOOT_WORKER_ENV,
   ...WATCHER_ENV,
+  ...STATE_ENV,
   ['KUBECONFIG', 'kubeconfig', String],
 ];
 

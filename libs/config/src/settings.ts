@@ -17,6 +17,7 @@ import {
   PodManagementConfig,
   VolumeConfig,
 } from './boot-worker-settings';
+import { StateConfig } from './state-settings';
 import { WatcherConfig } from './watcher-settings';
 
 /** Kafka connection and topic layout (DESIGN §2). */
@@ -104,4 +105,9 @@ export class KpmSettings {
   @ValidateNested()
   @Type(() => WatcherConfig)
   watcher = new WatcherConfig();
+
+  /** The state service's settings (see state-settings.ts). */
+  @ValidateNested()
+  @Type(() => StateConfig)
+  state = new StateConfig();
 }

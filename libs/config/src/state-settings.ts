@@ -1,0 +1,38 @@
+/**
+ * The state service's settings. drunc keeps its process store in memory and has nothing to
+ * tune; kpm's state service adds the knobs of its Kafka transactions and its query API.
+ */
+import 'reflect-metadata';
+import { IsInt, Max, Min } from 'class-validator';
+
+export class StateConfig {
+  /** A transaction open longer than this is aborted by the broker (kafkajs `transactionTimeout`). */
+  @IsInt()
+  @Min(1_000)
+  @Max(900_000)
+  transactionTimeoutMs = 60_000;
+
+  /** Longest wait for a partition's history to be read back after a restart or rebalance. */
+  @IsInt()
+  @Min(1_000)
+  @Max(3_600_000)
+  restoreTimeoutMs = 300_000;
+
+  /** Completions kept in memory for `GET /v1/commands/:id` (older ones are on kpm.completions). */
+  @IsInt()
+  @Min(10)
+  @Max(1_000_000)
+  completionCacheSize = 5_000;
+
+  /** Live events buffered per `/v1/events` client before the slowest is cut off. */
+  @IsInt()
+  @Min(10)
+  @Max(100_000)
+  eventStreamBuffer = 1_000;
+}
+
+export const STATE_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
+  ['KPM_STATE_TRANSACTION_TIMEOUT_MS', 'state.transactionTimeoutMs', Number],
+  ['KPM_STATE_RESTORE_TIMEOUT_MS', 'state.restoreTimeoutMs', Number],
+  ['KPM_STATE_COMPLETION_CACHE_SIZE', 'state.completionCacheSize', Number],
+];
