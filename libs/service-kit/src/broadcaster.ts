@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   BroadcastEventType,
   buildEvent,
@@ -22,9 +22,10 @@ export interface BroadcastInput {
 /** drunc's broadcast model on `kpm.broadcast`, keyed by session (or by service for service-wide news). */
 @Injectable()
 export class Broadcaster {
+  // Explicit tokens: tsx (esbuild) emits no decorator metadata for Nest to infer them from.
   constructor(
-    private readonly producer: EventProducer,
-    private readonly settings: KpmSettings,
+    @Inject(EventProducer) private readonly producer: EventProducer,
+    @Inject(KpmSettings) private readonly settings: KpmSettings,
   ) {}
 
   async broadcast(input: BroadcastInput): Promise<void> {

@@ -1,10 +1,10 @@
-import { Controller, Get, HttpCode, HttpStatus, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpStatus, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { Readiness } from './readiness';
 
 @Controller()
 export class HealthController {
-  constructor(private readonly readiness: Readiness) {}
+  constructor(@Inject(Readiness) private readonly readiness: Readiness) {}
 
   /** Liveness: the process answers; Kubernetes restarts it otherwise. */
   @Get('healthz')

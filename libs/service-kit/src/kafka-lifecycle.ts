@@ -27,9 +27,9 @@ export class KafkaLifecycle
 
   constructor(
     @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
-    private readonly producer: EventProducer,
-    private readonly settings: KpmSettings,
-    private readonly broadcaster: Broadcaster,
+    @Inject(EventProducer) private readonly producer: EventProducer,
+    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(Broadcaster) private readonly broadcaster: Broadcaster,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

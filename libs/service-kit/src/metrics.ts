@@ -1,4 +1,4 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /** One Prometheus registry per service, labelled with the service name. */
@@ -11,7 +11,7 @@ export function createMetricsRegistry(service: string): Registry {
 
 @Controller()
 export class MetricsController {
-  constructor(private readonly registry: Registry) {}
+  constructor(@Inject(Registry) private readonly registry: Registry) {}
 
   @Get('metrics')
   @Header('Content-Type', 'text/plain; version=0.0.4')
