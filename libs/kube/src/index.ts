@@ -7,3 +7,6 @@ export * from './namespace-gateway';
 export * from './node-directory';
 export * from './object-waiter';
 export * from './service-gateway';
+export * from './lease-elector';
+export * from './pod-watch-stream';
+export * from './config-map-gateway';

@@ -1,0 +1,209 @@
+import { V1MicroTime, type CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
+import { delay } from '@kpm/common';
+import { classifyKubeError } from './kube-errors';
+
+export interface LeaseElectorOptions {
+  namespace: string;
+  name: string;
+  /** This replica, as written into the Lease's holderIdentity. */
+  identity: string;
+  leaseDurationSeconds: number;
+  /** A leader that cannot renew for this long steps down (before others may take over). */
+  renewDeadlineSeconds: number;
+  retryPeriodSeconds: number;
+  /** Labels of the Lease when this replica creates it (kpm's creator label). */
+  labels?: Record<string, string>;
+  logger?: { log(message: string): void; warn(message: string): void };
+}
+
+export interface LeadershipListener {
+  /** Called with the holder whenever it changes (undefined: nobody holds the Lease). */
+  leaderChanged?(holder: string | undefined, self: boolean): void;
+}
+
+/**
+ * Leader election over a coordination.k8s.io Lease, as client-go's leaderelection does it:
+ * candidates try every retry period; the holder renews; a Lease is free when its holder is empty
+ * or its record has not changed for leaseDuration *as observed locally* (no clock-skew trust);
+ * updates carry the resourceVersion, so two candidates never both win. A leader that cannot
+ * renew within renewDeadline stops leading before the Lease can expire for the others.
+ */
+export class LeaseElector {
+  private observedVersion?: string;
+  private observedAt = 0;
+  private leading = false;
+  private holder?: string;
+
+  constructor(
+    private readonly api: CoordinationV1Api,
+    private readonly options: LeaseElectorOptions,
+  ) {
+    if (options.renewDeadlineSeconds >= options.leaseDurationSeconds) {
+      throw new Error('leaseRenewDeadlineSeconds must be below leaseDurationSeconds');
+    }
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /**
+   * Campaigns until `signal` aborts. While this replica leads, `lead(term)` runs; `term` aborts
+   * when leadership is lost (then it campaigns again) or `signal` aborts (then the Lease is
+   * released so a standby takes over at once).
+   */
+  async run(
+    lead: (term: AbortSignal) => Promise<void>,
+    signal: AbortSignal,
+    listener: LeadershipListener = {},
+  ): Promise<void> {
+    const retryMs = this.options.retryPeriodSeconds * 1000;
+    while (!signal.aborted) {
+      if (!(await this.tryAcquireOrRenew(listener))) {
+        await delay(retryMs * (1 + Math.random() * 0.2), signal);
+        continue;
+      }
+      this.leading = true;
+      this.options.logger?.log(`leading (Lease ${this.options.namespace}/${this.options.name})`);
+      const term = new AbortController();
+      const leading = lead(term.signal).catch((error: unknown) =>
+        this.options.logger?.warn(`leader work failed: ${String(error)}`),
+      );
+      await this.renewWhileLeading(signal, listener);
+      term.abort();
+      this.leading = false;
+      await leading;
+      if (signal.aborted) await this.release(listener);
+      else this.options.logger?.warn('lost leadership; campaigning again');
+    }
+  }
+
+  private async renewWhileLeading(
+    signal: AbortSignal,
+    listener: LeadershipListener,
+  ): Promise<void> {
+    const deadlineMs = this.options.renewDeadlineSeconds * 1000;
+    let renewedAt = Date.now();
+    while (!signal.aborted) {
+      await delay(this.options.retryPeriodSeconds * 1000, signal);
+      if (signal.aborted) return;
+      if (await this.tryAcquireOrRenew(listener, renewedAt + deadlineMs)) {
+        renewedAt = Date.now();
+      } else if (Date.now() - renewedAt >= deadlineMs || this.heldByOther()) {
+        return;
+      }
+    }
+  }
+
+  /** True when this replica holds the Lease afterwards. `until` bounds the calls (renew deadline). */
+  private async tryAcquireOrRenew(listener: LeadershipListener, until?: number): Promise<boolean> {
+    try {
+      const call = this.acquireOrRenew(listener);
+      if (until === undefined) return await call;
+      return await Promise.race([call, delay(Math.max(0, until - Date.now())).then(() => false)]);
+    } catch (error) {
+      const failure = classifyKubeError(error);
+      if (failure.kind !== 'conflict') {
+        this.options.logger?.warn(
+          `Lease ${this.options.name}: ${failure.reason}: ${failure.message}`,
+        );
+      }
+      return false;
+    }
+  }
+
+  private heldByOther(): boolean {
+    return this.holder !== undefined && this.holder !== this.options.identity;
+  }
+
+  private async acquireOrRenew(listener: LeadershipListener): Promise<boolean> {
+    const { namespace, name, identity, leaseDurationSeconds } = this.options;
+    const now = new V1MicroTime();
+    let lease: V1Lease;
+    try {
+      lease = await this.api.readNamespacedLease({ namespace, name });
+    } catch (error) {
+      if (classifyKubeError(error).kind !== 'not-found') throw error;
+      const created = await this.api.createNamespacedLease({
+        namespace,
+        body: {
+          metadata: { name, namespace, labels: this.options.labels },
+          spec: {
+            holderIdentity: identity,
+            leaseDurationSeconds,
+            acquireTime: now,
+            renewTime: now,
+            leaseTransitions: 0,
+          },
+        },
+      });
+      this.observe(created, listener);
+      return true;
+    }
+    this.observe(lease, listener);
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity || undefined;
+    const durationMs = (spec.leaseDurationSeconds ?? leaseDurationSeconds) * 1000;
+    if (holder && holder !== identity && Date.now() < this.observedAt + durationMs) return false;
+    const replaced = await this.api.replaceNamespacedLease({
+      namespace,
+      name,
+      body: {
+        ...lease,
+        spec: {
+          ...spec,
+          holderIdentity: identity,
+          leaseDurationSeconds,
+          renewTime: now,
+          acquireTime: holder === identity ? spec.acquireTime : now,
+          leaseTransitions: (spec.leaseTransitions ?? 0) + (holder === identity ? 0 : 1),
+        },
+      },
+    });
+    this.observe(replaced, listener);
+    return true;
+  }
+
+  /** Steps down on shutdown: an empty holder lets a standby acquire without waiting for expiry. */
+  private async release(listener: LeadershipListener): Promise<void> {
+    const { namespace, name, identity } = this.options;
+    try {
+      const lease = await this.api.readNamespacedLease({ namespace, name });
+      if (lease.spec?.holderIdentity !== identity) return;
+      const released = await this.api.replaceNamespacedLease({
+        namespace,
+        name,
+        body: {
+          ...lease,
+          spec: {
+            ...lease.spec,
+            holderIdentity: '',
+            leaseDurationSeconds: 1,
+            renewTime: new V1MicroTime(),
+          },
+        },
+      });
+      this.observe(released, listener);
+      this.options.logger?.log(`released Lease ${namespace}/${name}`);
+    } catch (error) {
+      const failure = classifyKubeError(error);
+      this.options.logger?.warn(
+        `could not release Lease ${name}: ${failure.reason}: ${failure.message}`,
+      );
+    }
+  }
+
+  /** Expiry is measured from when this replica saw the record change, never from remote clocks. */
+  private observe(lease: V1Lease, listener: LeadershipListener): void {
+    const version = lease.metadata?.resourceVersion;
+    if (version !== this.observedVersion) {
+      this.observedVersion = version;
+      this.observedAt = Date.now();
+    }
+    const holder = lease.spec?.holderIdentity || undefined;
+    if (holder !== this.holder) {
+      this.holder = holder;
+      listener.leaderChanged?.(holder, holder === this.options.identity);
+    }
+  }
+}

@@ -1,0 +1,231 @@
+import type { CoreV1Api, V1Pod, Watch } from '@kubernetes/client-node';
+import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import { classifyKubeError, type KubeFailure } from './kube-errors';
+import { withKubeRetry } from './kube-retry';
+
+/** Why a list came: the first one, after a 410 (history gone), or the periodic reconcile. */
+export type SnapshotCause = 'start' | 'expired' | 'reconcile';
+
+/** Why a watch request ended and the stream went on. */
+export type StreamEnd = 'closed' | 'expired' | 'inactivity' | 'reconcile' | 'error';
+
+export type PodEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface PodStreamHandler {
+  /** A complete, consistent list; the events that follow continue from it. */
+  snapshot(pods: V1Pod[], cause: SnapshotCause): void;
+  /** One change, in resourceVersion order. The pod is plain JSON (timestamps are strings). */
+  event(type: PodEventType, pod: V1Pod): void;
+  /** The watch is (not) established: readiness. */
+  established(ready: boolean, detail: string): void;
+  /** A watch request ended and the stream continues (metrics, logs). */
+  restarted?(why: StreamEnd, detail?: string): void;
+}
+
+export interface PodWatchStreamOptions {
+  labelSelector: string;
+  pageSize: number;
+  /** A stream silent (no event, no bookmark) this long is presumed dead. */
+  inactivityMs: number;
+  /** Server-side timeout of each watch request. */
+  watchTimeoutSeconds: number;
+  /** Re-list this often (0: only at start and after 410). */
+  reconcileEveryMs: number;
+  backoff: BackoffPolicy;
+  logger?: { warn(message: string): void };
+}
+
+interface WatchEnd {
+  why: StreamEnd;
+  detail?: string;
+  /** The request delivered something, so the failure count starts over. */
+  progressed: boolean;
+}
+
+/**
+ * List-then-watch of pods across namespaces that owns its loop, because client-node's informer
+ * stops on errors, never asks for bookmarks and has no resync:
+ * list (paged) → watch from the list's resourceVersion with bookmarks → remember the last
+ * resourceVersion (bookmarks too) → resume from it when a request ends → re-list on 410 →
+ * an inactivity watchdog aborts a silent stream → exponential backoff with jitter on errors →
+ * a periodic re-list. Pods are never read one by one.
+ */
+export class PodWatchStream {
+  constructor(
+    private readonly core: CoreV1Api,
+    private readonly watch: Watch,
+    private readonly options: PodWatchStreamOptions,
+  ) {}
+
+  /** Runs until `signal` aborts; never throws for Kubernetes failures (they are retried). */
+  async run(handler: PodStreamHandler, signal: AbortSignal): Promise<void> {
+    let resourceVersion: string | undefined;
+    let cause: SnapshotCause = 'start';
+    let listedAt = 0;
+    let failures = 0;
+    let paged = true;
+    while (!signal.aborted) {
+      if (resourceVersion === undefined) {
+        try {
+          const list = await this.list(signal, paged);
+          if (signal.aborted) return;
+          handler.snapshot(list.pods, cause);
+          resourceVersion = list.resourceVersion;
+          listedAt = Date.now();
+          paged = true;
+        } catch (error) {
+          const failure = failureOf(error);
+          // A continue token past etcd's compaction: list again without pages (as client-go does).
+          if (failure.kind === 'gone') paged = false;
+          handler.established(false, `list failed: ${failure.reason}: ${failure.message}`);
+          this.options.logger?.warn(`pod list failed: ${failure.reason}: ${failure.message}`);
+          await delay(backoffDelay(++failures, this.options.backoff), signal);
+          continue;
+        }
+      }
+      const reconcileIn = this.options.reconcileEveryMs
+        ? Math.max(0, listedAt + this.options.reconcileEveryMs - Date.now())
+        : undefined;
+      const end = await this.watchOnce(
+        resourceVersion,
+        handler,
+        signal,
+        (version) => (resourceVersion = version),
+        reconcileIn,
+      );
+      if (signal.aborted) return;
+      handler.established(false, `watch ended: ${end.why}${end.detail ? `: ${end.detail}` : ''}`);
+      handler.restarted?.(end.why, end.detail);
+      if (end.why === 'expired' || end.why === 'reconcile') {
+        cause = end.why;
+        resourceVersion = undefined;
+      }
+      if (end.progressed) failures = 0;
+      if (end.why === 'error' || (end.why === 'closed' && !end.progressed)) {
+        this.options.logger?.warn(`pod watch ${end.why}: ${end.detail ?? 'no events'}; retrying`);
+        await delay(backoffDelay(++failures, this.options.backoff), signal);
+      }
+    }
+  }
+
+  /** Every kpm pod, page by page; the list's resourceVersion is where the watch starts. */
+  private async list(
+    signal: AbortSignal,
+    paged: boolean,
+  ): Promise<{ pods: V1Pod[]; resourceVersion: string }> {
+    const pods: V1Pod[] = [];
+    let resourceVersion = '';
+    let token: string | undefined;
+    do {
+      const page = await withKubeRetry(
+        () =>
+          this.core.listPodForAllNamespaces({
+            labelSelector: this.options.labelSelector,
+            limit: paged ? this.options.pageSize : undefined,
+            _continue: token,
+          }),
+        { signal },
+      );
+      pods.push(...page.items);
+      resourceVersion = page.metadata?.resourceVersion ?? '';
+      token = page.metadata?._continue || undefined;
+    } while (token && !signal.aborted);
+    return { pods, resourceVersion };
+  }
+
+  /** One watch request, resolved when it ends for any reason. */
+  private watchOnce(
+    resourceVersion: string,
+    handler: PodStreamHandler,
+    signal: AbortSignal,
+    advance: (resourceVersion: string) => void,
+    reconcileInMs: number | undefined,
+  ): Promise<WatchEnd> {
+    return new Promise<WatchEnd>((resolve) => {
+      let lastActivity = Date.now();
+      let progressed = false;
+      let settled = false;
+      let abortRequest: AbortController | undefined;
+      const { inactivityMs } = this.options;
+      const watchdog = setInterval(
+        () => {
+          if (Date.now() - lastActivity > inactivityMs)
+            finish('inactivity', `silent for ${inactivityMs} ms`);
+        },
+        Math.max(50, Math.min(1000, inactivityMs / 4)),
+      );
+      const reconcile =
+        reconcileInMs === undefined
+          ? undefined
+          : setTimeout(() => finish('reconcile'), reconcileInMs);
+      const onAbort = () => finish('closed', 'stopped');
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      function finish(why: StreamEnd, detail?: string): void {
+        if (settled) return;
+        settled = true;
+        clearInterval(watchdog);
+        if (reconcile) clearTimeout(reconcile);
+        signal.removeEventListener('abort', onAbort);
+        abortRequest?.abort();
+        resolve({ why, detail, progressed });
+      }
+
+      const onEvent = (type: string, object: unknown): void => {
+        if (settled) return;
+        lastActivity = Date.now();
+        if (type === 'ERROR') {
+          const status = object as { code?: number; reason?: string; message?: string };
+          if (status.code === 410) finish('expired', status.message);
+          else finish('error', `${status.reason ?? 'Error'}: ${status.message ?? ''}`);
+          return;
+        }
+        const pod = object as V1Pod;
+        const version = pod.metadata?.resourceVersion;
+        if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') {
+          try {
+            handler.event(type, pod);
+          } catch (error) {
+            this.options.logger?.warn(`pod event handler failed: ${String(error)}`);
+          }
+        } else if (type !== 'BOOKMARK') {
+          return;
+        }
+        progressed = true;
+        if (version) advance(version);
+      };
+
+      const onDone = (error: unknown): void => {
+        if (!error) return finish('closed');
+        if ((error as { name?: string }).name === 'AbortError') return finish('closed', 'aborted');
+        if ((error as { statusCode?: number }).statusCode === 410)
+          return finish('expired', 'HTTP 410');
+        finish('error', error instanceof Error ? error.message : JSON.stringify(error));
+      };
+
+      this.watch
+        .watch(
+          '/api/v1/pods',
+          {
+            labelSelector: this.options.labelSelector,
+            resourceVersion,
+            allowWatchBookmarks: true,
+            timeoutSeconds: this.options.watchTimeoutSeconds,
+          },
+          onEvent,
+          onDone,
+        )
+        .then((controller) => {
+          abortRequest = controller;
+          if (settled) controller.abort();
+          else handler.established(true, `watching from resourceVersion ${resourceVersion}`);
+        })
+        .catch((error: unknown) => onDone(error ?? new Error('watch failed')));
+    });
+  }
+}
+
+/** withKubeRetry wraps failures in KubeCallFailed, which already carries the classification. */
+function failureOf(error: unknown): KubeFailure {
+  return (error as { failure?: KubeFailure }).failure ?? classifyKubeError(error);
+}
