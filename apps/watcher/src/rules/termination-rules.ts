@@ -5,9 +5,10 @@
  */
 import type { V1ContainerStatus, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
 import type { ContainerType } from '@kpm/contracts';
+import type { PodEventType } from '@kpm/kube';
 
 /** The watch event types a verdict can be asked for; `ADDED` also stands for a listed pod. */
-export type PodEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export type { PodEventType };
 
 export interface TerminationFailureDetail {
   containerName?: string;
@@ -188,5 +189,5 @@ export function isoTime(value: unknown): string | undefined {
 
 function withoutEmpty(detail: TerminationFailureDetail): TerminationFailureDetail | undefined {
   const entries = Object.entries(detail).filter(([, value]) => value !== undefined && value !== '');
-  return entries.length > 0 ? (Object.fromEntries(entries)) : undefined;
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }

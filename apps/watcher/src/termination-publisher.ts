@@ -1,0 +1,78 @@
+import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import type { Termination } from './termination';
+
+export interface PublisherOptions {
+  batchSize: number;
+  backoff: BackoffPolicy;
+}
+
+export interface PublisherListener {
+  /** Kafka acknowledged the batch (acks from all in-sync replicas). */
+  published(batch: readonly Termination[]): void;
+  failed?(error: unknown, attempt: number): void;
+}
+
+/**
+ * Publishes terminations in batches, one Kafka request at a time: while one batch is in flight
+ * the next accumulates, so 1000 pods ending at once go out in a few requests. A failed batch is
+ * retried with backoff until it is acknowledged or the publisher stops (then the pods still hold
+ * their finalizers, and the next watcher finds them again).
+ */
+export class TerminationPublisher {
+  private readonly queue: Termination[] = [];
+  private readonly stopper = new AbortController();
+  private draining?: Promise<void>;
+
+  constructor(
+    private readonly send: (batch: readonly Termination[]) => Promise<void>,
+    private readonly options: PublisherOptions,
+    private readonly listener: PublisherListener,
+  ) {}
+
+  get backlog(): number {
+    return this.queue.length;
+  }
+
+  enqueue(termination: Termination): void {
+    if (this.stopper.signal.aborted) return;
+    this.queue.push(termination);
+    this.kick();
+  }
+
+  /** Stops retrying, waits for the request in flight, drops the rest. */
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.draining;
+    this.queue.length = 0;
+  }
+
+  private kick(): void {
+    if (this.draining) return;
+    // Start after the current I/O callback, so every event of one watch chunk joins the batch.
+    this.draining = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.drain())
+      .finally(() => {
+        this.draining = undefined;
+        if (this.queue.length > 0 && !this.stopper.signal.aborted) this.kick();
+      });
+  }
+
+  private async drain(): Promise<void> {
+    const signal = this.stopper.signal;
+    while (this.queue.length > 0 && !signal.aborted) {
+      const batch = this.queue.splice(0, this.options.batchSize);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.send(batch);
+          break;
+        } catch (error) {
+          this.listener.failed?.(error, attempt);
+          if (signal.aborted) return;
+          await delay(backoffDelay(attempt, this.options.backoff), signal);
+          if (signal.aborted) return;
+        }
+      }
+      this.listener.published(batch);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { Registry } from 'prom-client';
+import { topicName } from '@kpm/contracts';
+import { KpmSettings } from '@kpm/config';
+import { EventProducer } from '@kpm/kafka';
+import {
+  createKubeApis,
+  KpmLabels,
+  LeaseElector,
+  PodGateway,
+  PodWatchStream,
+  type KubeApis,
+} from '@kpm/kube';
+import { Readiness } from '@kpm/service-kit';
+import { terminationRecord } from './termination';
+import { TerminationWatch } from './termination-watch';
+import { WatcherMetrics } from './watcher-metrics';
+
+const WATCH_PART = 'pod-watch';
+
+/**
+ * Runs the watcher: campaigns for the Lease and, while leading, turns pod terminations into
+ * `kpm.terminations` records. A standby replica is ready (it is healthy and waiting).
+ */
+@Injectable()
+export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Watcher');
+  private readonly stopper = new AbortController();
+  private readonly metrics: WatcherMetrics;
+  private running?: Promise<void>;
+
+  // Explicit tokens: under tsx (esbuild) there is no emitted decorator metadata to infer them.
+  constructor(
+    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(EventProducer) private readonly producer: EventProducer,
+    @Inject(Readiness) private readonly readiness: Readiness,
+    @Inject(Registry) registry: Registry,
+  ) {
+    this.metrics = new WatcherMetrics(registry);
+  }
+
+  onApplicationBootstrap(): void {
+    this.readiness.expect(WATCH_PART);
+    const apis = createKubeApis(this.settings.kubeconfig);
+    const { watcher, labels: labelConfig, instance } = this.settings;
+    const labels = new KpmLabels(labelConfig.domain);
+    const elector = new LeaseElector(apis.coordination, {
+      namespace: watcher.leaseNamespace,
+      name: watcher.leaseName ?? `kpm-watcher.${labelConfig.domain}`,
+      identity: instance,
+      leaseDurationSeconds: watcher.leaseDurationSeconds,
+      renewDeadlineSeconds: watcher.leaseRenewDeadlineSeconds,
+      retryPeriodSeconds: watcher.leaseRetryPeriodSeconds,
+      labels: { [labels.creator]: 'kpm' },
+      logger: this.logger,
+    });
+    this.running = elector.run((term) => this.lead(apis, labels, term), this.stopper.signal, {
+      leaderChanged: (holder, self) => {
+        this.metrics.leader.set(self ? 1 : 0);
+        if (!self) this.readiness.set(WATCH_PART, true, `standby; leader: ${holder ?? 'none'}`);
+        this.logger.log(`leader is ${holder ?? 'nobody'}${self ? ' (this replica)' : ''}`);
+      },
+    });
+  }
+
+  /** Stops before the Kafka producer disconnects (that happens at application shutdown). */
+  async onModuleDestroy(): Promise<void> {
+    this.stopper.abort();
+    await this.running;
+  }
+
+  private async lead(apis: KubeApis, labels: KpmLabels, term: AbortSignal): Promise<void> {
+    const { watcher, kafka, service, instance } = this.settings;
+    const backoff = { initialMs: watcher.retryInitialMs, maxMs: watcher.watcherRetrySleep * 1000 };
+    const gateway = new PodGateway(apis.core, labels, { signal: term, backoff });
+    const stream = new PodWatchStream(apis.core, apis.watch, {
+      labelSelector: labels.creatorSelector(),
+      pageSize: watcher.listPageSize,
+      inactivityMs: watcher.watchInactivitySeconds * 1000,
+      watchTimeoutSeconds: watcher.watchTimeoutSeconds,
+      reconcileEveryMs: watcher.reconcilePeriodSeconds * 1000,
+      backoff,
+      logger: this.logger,
+    });
+    const topic = topicName('terminations', kafka.topicPrefix);
+    const source = `/kpm/${service}/${instance}`;
+    this.readiness.set(WATCH_PART, false, 'leading; listing pods');
+    this.metrics.leader.set(1);
+    try {
+      await new TerminationWatch({
+        stream,
+        labels,
+        fatalWaitingReasons: new Set(watcher.fatalWaitingReasons),
+        publish: (batch) =>
+          this.producer.send(
+            topic,
+            batch.map((termination) => terminationRecord(termination, source)),
+          ),
+        releaseFinalizer: (pod) => gateway.removeFinalizer(pod, labels.terminationFinalizer),
+        batchSize: watcher.publishBatchSize,
+        finalizerConcurrency: watcher.finalizerConcurrency,
+        backoff,
+        metrics: this.metrics,
+        established: (ready, detail) => this.readiness.set(WATCH_PART, ready, detail),
+        logger: this.logger,
+      }).run(term);
+    } finally {
+      this.metrics.leader.set(0);
+      this.readiness.set(WATCH_PART, !this.stopper.signal.aborted, 'not leading');
+    }
+  }
+}
