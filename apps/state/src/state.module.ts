@@ -1,8 +1,15 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import { ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
-import { StateCommandsController } from './commands.controller';
+import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
+import { DashboardController } from './dashboard/dashboard.controller';
+import { EventsController } from './http/events.controller';
+import { ProcessesController } from './http/processes.controller';
+import { StateMetrics } from './kafka/state-metrics';
+import { StatePartitions } from './kafka/state-partitions';
+import { StateTransport } from './kafka/state-transport';
+import { StateView } from './view/state-view';
 
 @Module({})
 export class StateModule {
@@ -10,20 +17,35 @@ export class StateModule {
     return {
       module: StateModule,
       imports: [ServiceKitModule.forRoot(settings)],
-      controllers: [StateCommandsController],
+      controllers: [ProcessesController, EventsController, DashboardController],
+      providers: [StateView, StateMetrics, StatePartitions],
     };
   }
 
-  /** State reads commands, the boot-worker's facts and the watcher's terminations, all keyed by session. */
+  /**
+   * State reads commands, the boot-worker's facts and the watcher's terminations, all keyed by
+   * session, with exactly-once transactions of its own (see README.md).
+   */
   static consumer(settings: KpmSettings): ServiceConsumer {
     const prefix = settings.kafka.topicPrefix;
+    const groupId = `${prefix}-state`;
+    const topics = [
+      topicName('commands', prefix),
+      topicName('process-events', prefix),
+      topicName('terminations', prefix),
+    ];
     return {
-      groupId: `${prefix}-state`,
-      topics: [
-        topicName('commands', prefix),
-        topicName('process-events', prefix),
-        topicName('terminations', prefix),
-      ],
+      groupId,
+      topics,
+      transport: (app, readiness) =>
+        new StateTransport(
+          app.get<Kafka>(KAFKA_CLIENT),
+          settings,
+          groupId,
+          topics,
+          app.get(StatePartitions),
+          readiness,
+        ),
     };
   }
 }

@@ -23,12 +23,6 @@ export class StateConfig {
   @Min(10)
   @Max(1_000_000)
   completionCacheSize = 5_000;
-
-  /** Live events buffered per `/v1/events` client before the slowest is cut off. */
-  @IsInt()
-  @Min(10)
-  @Max(100_000)
-  eventStreamBuffer = 1_000;
 }
 
 export const STATE_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]> = [

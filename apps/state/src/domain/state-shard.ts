@@ -93,7 +93,7 @@ export class StateShard {
   openCommands(): OpenCommand[] {
     const boots = [...this.boots.values()].map((b) => ({
       commandId: b.commandId,
-      commandType: CommandType.boot as string,
+      commandType: CommandType.boot,
       session: b.session,
       acceptedAt: new Date(b.acceptedAt).toISOString(),
       pending: b.pending,

@@ -1,0 +1,91 @@
+/**
+ * The domain's effects as Kafka records. Session-keyed outputs are pinned to the partition
+ * number of the input that caused them, so a partition's owner finds its own completions on
+ * that number when it restores; `kpm.processes` is keyed by uuid and carries the partition
+ * number in a header instead.
+ */
+import {
+  buildEvent,
+  completionEventId,
+  CompletionType,
+  encodeEvent,
+  eventId,
+  processTombstone,
+  ProcessTableType,
+  topicName,
+} from '@kpm/contracts';
+import type { TransactionalRecord } from '@kpm/kafka';
+import type { Broadcaster } from '@kpm/service-kit';
+import type { Effect } from '../domain/effects';
+
+/** Header on `kpm.processes` records: the partition number of the session that owns them. */
+export const SHARD_HEADER = 'kpm-shard';
+
+export class EffectRecords {
+  constructor(
+    private readonly topicPrefix: string,
+    private readonly source: string,
+    private readonly broadcaster: Broadcaster,
+  ) {}
+
+  encode(partition: number, effects: readonly Effect[]): TransactionalRecord[] {
+    return effects.map((effect) => this.record(partition, effect));
+  }
+
+  private record(partition: number, effect: Effect): TransactionalRecord {
+    const shard = { [SHARD_HEADER]: String(partition) };
+    switch (effect.kind) {
+      case 'completion': {
+        const { completion } = effect;
+        const event = buildEvent({
+          id: completionEventId(completion.commandId),
+          type: CompletionType.commandCompleted,
+          source: this.source,
+          subject: completion.session || undefined,
+          data: completion,
+        });
+        return { topic: this.topic('completions'), partition, ...encodeEvent(event) };
+      }
+      case 'broadcast': {
+        const { id, broadcastType, text, session, data } = effect;
+        const encoded = this.broadcaster.encode({
+          id,
+          broadcastType,
+          text,
+          data,
+          session: session || undefined,
+        });
+        return { topic: this.topic('broadcast'), partition, ...encoded };
+      }
+      case 'process': {
+        const { instance } = effect;
+        const event = buildEvent({
+          // One id per state of one pod: a re-write after a crash is recognisable.
+          id: eventId('process-instance', instance.uuid, instance.podUid, instance.statusCode),
+          type: ProcessTableType.processInstance,
+          source: this.source,
+          subject: instance.description.metadata.session,
+          data: instance,
+        });
+        const encoded = encodeEvent(event);
+        return {
+          topic: this.topic('processes'),
+          ...encoded,
+          headers: { ...encoded.headers, ...shard },
+        };
+      }
+      case 'tombstone': {
+        const tombstone = processTombstone(effect.uuid);
+        return {
+          topic: this.topic('processes'),
+          ...tombstone,
+          headers: { ...tombstone.headers, ...shard },
+        };
+      }
+    }
+  }
+
+  private topic(id: 'completions' | 'broadcast' | 'processes'): string {
+    return topicName(id, this.topicPrefix);
+  }
+}

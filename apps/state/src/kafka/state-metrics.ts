@@ -1,0 +1,53 @@
+/** Prometheus metrics of the state service, on the service kit's registry. */
+import { Inject, Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { StateShard } from '../domain/state-shard';
+
+@Injectable()
+export class StateMetrics {
+  readonly completions: Counter<'status' | 'command'>;
+  readonly terminations: Counter;
+  readonly restoreSeconds: Histogram;
+  private shards: () => StateShard[] = () => [];
+
+  constructor(@Inject(Registry) registry: Registry) {
+    this.completions = new Counter({
+      name: 'kpm_state_completions_total',
+      help: 'Completions published, by status and command type',
+      labelNames: ['status', 'command'],
+      registers: [registry],
+    });
+    this.terminations = new Counter({
+      name: 'kpm_state_terminations_total',
+      help: 'Terminations recorded (first sight of each pod end)',
+      registers: [registry],
+    });
+    this.restoreSeconds = new Histogram({
+      name: 'kpm_state_restore_seconds',
+      help: 'Time to restore assigned partitions from Kafka',
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers: [registry],
+    });
+    const shards = () => this.shards();
+    new Gauge({
+      name: 'kpm_state_open_commands',
+      help: 'Commands started and not completed, on the partitions this replica owns',
+      registers: [registry],
+      collect() {
+        this.set(shards().reduce((n, s) => n + s.openCommands().length, 0));
+      },
+    });
+    new Gauge({
+      name: 'kpm_state_owned_partitions',
+      help: 'Partition numbers this replica owns',
+      registers: [registry],
+      collect() {
+        this.set(shards().length);
+      },
+    });
+  }
+
+  observeShards(shards: () => StateShard[]): void {
+    this.shards = shards;
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * What every state replica shows over HTTP: the whole process table and the recent completions,
+ * read (committed only) from `kpm.processes` and `kpm.completions`, plus the live stream of
+ * completions, terminations and broadcasts for `/v1/events`. With several replicas each one
+ * shows every session; the partition owners write, the views follow within milliseconds.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { Consumer, Kafka } from 'kafkajs';
+import { Subject } from 'rxjs';
+import {
+  parseRecord,
+  topicName,
+  type CloudEvent,
+  type CommandCompleted,
+  type ProcessInstance,
+  type ProcessQuery,
+} from '@kpm/contracts';
+import { KpmSettings } from '@kpm/config';
+import { toInboundRecord, type InboundRecord } from '@kpm/kafka';
+import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
+import { byName } from '../domain/process-table';
+import { processMatcher } from '../domain/query-match';
+import { SHARD_HEADER } from '../kafka/effect-records';
+
+export type ViewEventKind = 'completion' | 'termination' | 'broadcast';
+
+export interface ViewEvent {
+  kind: ViewEventKind;
+  session?: string;
+  event: CloudEvent<unknown>;
+}
+
+export interface ViewRow {
+  instance: ProcessInstance;
+  /** The partition number of the session's owner. */
+  shard?: number;
+}
+
+export interface SessionCounts {
+  session: string;
+  running: number;
+  dead: number;
+}
+
+const PART = 'state-view';
+
+@Injectable()
+export class StateView implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(StateView.name);
+  private readonly rows = new Map<string, ViewRow>();
+  private readonly completions = new Map<string, CommandCompleted>();
+  readonly events = new Subject<ViewEvent>();
+  private consumer?: Consumer;
+  private pendingCatchUp = new Map<string, bigint>();
+
+  constructor(
+    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
+    @Inject(Readiness) private readonly readiness: Readiness,
+  ) {
+    readiness.expect(PART);
+  }
+
+  get caughtUp(): boolean {
+    return this.pendingCatchUp.size === 0;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const prefix = this.settings.kafka.topicPrefix;
+    const history = [topicName('processes', prefix), topicName('completions', prefix)];
+    const live = [topicName('terminations', prefix), topicName('broadcast', prefix)];
+    this.pendingCatchUp = await this.highWatermarks(history);
+    this.markCaughtUp();
+    const consumer = this.kafka.consumer({
+      groupId: `${prefix}-state-view-${this.settings.instance}-${randomUUID()}`,
+      maxWaitTimeInMs: 250,
+      maxBytesPerPartition: this.settings.kafka.maxRecordBytes,
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+      this.advance(payload.topic, payload.partition, payload.lastOffset),
+    );
+    await consumer.connect();
+    await consumer.subscribe({ topics: history, fromBeginning: true });
+    await consumer.subscribe({ topics: live, fromBeginning: false });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: ({ batch }) => {
+        for (const message of batch.messages)
+          this.take(toInboundRecord(batch.topic, batch.partition, message));
+        this.advance(batch.topic, batch.partition, batch.lastOffset());
+        return Promise.resolve();
+      },
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.consumer?.disconnect();
+    this.events.complete();
+  }
+
+  completion(commandId: string): CommandCompleted | undefined {
+    return this.completions.get(commandId);
+  }
+
+  /** Rows `query` selects (an empty query selects all), optionally of one status. */
+  select(query: ProcessQuery, status?: string): ViewRow[] {
+    const matches = processMatcher(query);
+    return [...this.rows.values()]
+      .filter((row) => matches(row.instance) && (!status || row.instance.statusCode === status))
+      .sort((a, b) => byName(a.instance, b.instance));
+  }
+
+  sessions(): SessionCounts[] {
+    const counts = new Map<string, SessionCounts>();
+    for (const { instance } of this.rows.values()) {
+      const session = instance.description.metadata.session;
+      const entry = counts.get(session) ?? { session, running: 0, dead: 0 };
+      if (instance.statusCode === 'RUNNING') entry.running++;
+      else entry.dead++;
+      counts.set(session, entry);
+    }
+    return [...counts.values()].sort((a, b) => a.session.localeCompare(b.session));
+  }
+
+  private take(record: InboundRecord): void {
+    const id = topicId(record.topic);
+    if (id === 'processes') return this.takeProcess(record);
+    const parsed = parseRecord(record.value, {
+      topic: record.topic,
+      maxBytes: this.settings.kafka.maxRecordBytes,
+    });
+    if (!parsed.ok) return; // the writers dead-letter what they cannot read; the view only shows
+    const event = parsed.event;
+    if (id === 'completions' && event.type === 'daq.kpm.command.completed.v1') {
+      this.completions.delete(event.data.commandId);
+      this.completions.set(event.data.commandId, event.data);
+      const limit = this.settings.state.completionCacheSize;
+      for (const oldest of this.completions.keys()) {
+        if (this.completions.size <= limit) break;
+        this.completions.delete(oldest);
+      }
+      if (this.caughtUp) this.events.next({ kind: 'completion', session: event.subject, event });
+    } else if (id === 'terminations') {
+      this.events.next({ kind: 'termination', session: event.subject, event });
+    } else if (id === 'broadcast') {
+      this.events.next({ kind: 'broadcast', session: event.subject, event });
+    }
+  }
+
+  private takeProcess(record: InboundRecord): void {
+    if (record.key === null) return;
+    if (record.value === null) {
+      this.rows.delete(record.key);
+      return;
+    }
+    const parsed = parseRecord(record.value, {
+      topic: record.topic,
+      maxBytes: this.settings.kafka.maxRecordBytes,
+    });
+    if (!parsed.ok || parsed.event.type !== 'daq.kpm.process.instance.v1') return;
+    const shard = record.headers[SHARD_HEADER];
+    this.rows.set(record.key, {
+      instance: parsed.event.data,
+      shard: shard === undefined ? undefined : Number(shard),
+    });
+  }
+
+  private advance(topic: string, partition: number, lastOffset: string): void {
+    const key = `${topic}/${partition}`;
+    const target = this.pendingCatchUp.get(key);
+    if (target !== undefined && BigInt(lastOffset) + 1n >= target) {
+      this.pendingCatchUp.delete(key);
+      this.markCaughtUp();
+    }
+  }
+
+  private markCaughtUp(): void {
+    if (this.caughtUp) {
+      this.readiness.set(
+        PART,
+        true,
+        `${this.rows.size} processes, ${this.completions.size} completions`,
+      );
+      this.logger.log(
+        `caught up: ${this.rows.size} processes, ${this.completions.size} completions`,
+      );
+    } else {
+      this.readiness.set(PART, false, `reading ${this.pendingCatchUp.size} partitions`);
+    }
+  }
+
+  private async highWatermarks(topics: string[]): Promise<Map<string, bigint>> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const targets = new Map<string, bigint>();
+      for (const topic of topics) {
+        for (const p of await admin.fetchTopicOffsets(topic)) {
+          if (BigInt(p.high) > BigInt(p.low))
+            targets.set(`${topic}/${p.partition}`, BigInt(p.high));
+        }
+      }
+      return targets;
+    } finally {
+      await admin.disconnect();
+    }
+  }
+}
+
+function topicId(topic: string): string {
+  return topic.slice(topic.lastIndexOf('.') + 1);
+}
