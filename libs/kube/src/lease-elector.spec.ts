@@ -9,26 +9,26 @@ class LeaseStore {
 
   /** A client of the store; `partitioned` makes its calls fail like an unreachable server. */
   client(): CoordinationV1Api & { partitioned: boolean } {
-    const store = this;
+    const call = <T>(action: () => T): Promise<T> => this.call(api, action);
     const api = {
       partitioned: false,
       readNamespacedLease: () =>
-        store.call(api, () => {
-          if (!store.lease) throw new ApiException(404, 'NotFound', '{"reason":"NotFound"}', {});
-          return clone(store.lease);
+        call(() => {
+          if (!this.lease) throw new ApiException(404, 'NotFound', '{"reason":"NotFound"}', {});
+          return clone(this.lease);
         }),
       createNamespacedLease: ({ body }: { body: V1Lease }) =>
-        store.call(api, () => {
-          if (store.lease)
+        call(() => {
+          if (this.lease)
             throw new ApiException(409, 'AlreadyExists', '{"reason":"AlreadyExists"}', {});
-          return store.write(body);
+          return this.write(body);
         }),
       replaceNamespacedLease: ({ body }: { body: V1Lease }) =>
-        store.call(api, () => {
-          if (body.metadata?.resourceVersion !== store.lease?.metadata?.resourceVersion) {
+        call(() => {
+          if (body.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) {
             throw new ApiException(409, 'Conflict', '{"reason":"Conflict"}', {});
           }
-          return store.write(body);
+          return this.write(body);
         }),
     };
     return api as unknown as CoordinationV1Api & { partitioned: boolean };
