@@ -39,11 +39,8 @@ class LeaseStore {
       return Promise.reject(
         new ApiException(503, 'Unavailable', '{"reason":"ServiceUnavailable"}', {}),
       );
-    try {
-      return Promise.resolve(action());
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    // An action that throws becomes a rejected call, as from the real client.
+    return new Promise<T>((resolve) => resolve(action()));
   }
 
   private write(body: V1Lease): V1Lease {
