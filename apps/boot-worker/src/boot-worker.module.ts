@@ -1,17 +1,34 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
+import { EventProducer } from '@kpm/kafka';
 import { ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
+import { createCommandRouter } from './boot-worker.factory';
+import { CommandRouter } from './commands/command-router';
 import { CommandsController } from './commands.controller';
 
 @Module({})
 export class BootWorkerModule {
   static register(settings: KpmSettings): DynamicModule {
-    return { module: BootWorkerModule, imports: [ServiceKitModule.forRoot(settings)], controllers: [CommandsController] };
+    return {
+      module: BootWorkerModule,
+      imports: [ServiceKitModule.forRoot(settings)],
+      controllers: [CommandsController],
+      providers: [
+        {
+          provide: CommandRouter,
+          useFactory: (producer: EventProducer) => createCommandRouter(settings, producer),
+          inject: [EventProducer],
+        },
+      ],
+    };
   }
 
   /** The boot-worker's consumer group reads every command. */
   static consumer(settings: KpmSettings): ServiceConsumer {
-    return { groupId: `${settings.kafka.topicPrefix}-boot-worker`, topics: [topicName('commands', settings.kafka.topicPrefix)] };
+    return {
+      groupId: `${settings.kafka.topicPrefix}-boot-worker`,
+      topics: [topicName('commands', settings.kafka.topicPrefix)],
+    };
   }
 }

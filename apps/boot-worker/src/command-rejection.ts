@@ -27,7 +27,11 @@ export function commandRejectedRecord(
   source: string,
 ): OutboundRecord {
   const commandId = refused.id ?? refused.coordinates;
-  const data: CommandRejected = { commandId, commandType: refused.type ?? '(unknown)', errors: [...errors] };
+  const data: CommandRejected = {
+    commandId,
+    commandType: refused.type ?? '(unknown)',
+    errors: [...errors],
+  };
   const event = buildEvent({
     id: eventId('command.rejected', commandId),
     type: ProcessEventType.commandRejected,

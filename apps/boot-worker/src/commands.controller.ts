@@ -1,12 +1,17 @@
 import { Controller, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { CommandType, eventId, topicName, type CloudEvent } from '@kpm/contracts';
+import { CommandType, eventId, topicName, type FieldError, type KpmEvent } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import { EventProducer, INVALID_EVENT, KafkaEventContext, type InvalidEvent } from '@kpm/kafka';
 import { Broadcaster } from '@kpm/service-kit';
-import { commandRejectedRecord } from './command-rejection';
+import { commandRejectedRecord, type RefusedCommand } from './command-rejection';
+import { CommandRouter } from './commands/command-router';
 
-/** kpm.commands in: every command is acknowledged with drunc's COMMAND_RECEIVED; bad ones are rejected. */
+/**
+ * kpm.commands in: every command is acknowledged with drunc's COMMAND_RECEIVED, then carried out;
+ * a command that is invalid, or refused by the boot-worker's own checks, gets `command.rejected`
+ * naming each field and why.
+ */
 @Controller()
 export class CommandsController {
   private readonly logger = new Logger(CommandsController.name);
@@ -15,10 +20,11 @@ export class CommandsController {
     private readonly settings: KpmSettings,
     private readonly producer: EventProducer,
     private readonly broadcaster: Broadcaster,
+    private readonly router: CommandRouter,
   ) {}
 
   @EventPattern(Object.values(CommandType))
-  async received(@Payload() command: CloudEvent<unknown>): Promise<void> {
+  async received(@Payload() command: KpmEvent, @Ctx() context: KafkaEventContext): Promise<void> {
     await this.broadcaster.broadcast({
       id: eventId('command-received', this.settings.service, command.id),
       broadcastType: 'COMMAND_RECEIVED',
@@ -26,18 +32,54 @@ export class CommandsController {
       text: `${this.settings.service} received ${command.type} ${command.id}`,
       data: { commandId: command.id, commandType: command.type },
     });
+    const errors = await this.router.route(command, {
+      commandId: command.id,
+      subject: command.subject ?? context.record.key ?? '',
+      heartbeat: () => context.heartbeat(),
+      signal: context.signal,
+    });
+    if (errors.length > 0) {
+      await this.reject(
+        {
+          id: command.id,
+          type: command.type,
+          subject: command.subject,
+          key: context.record.key,
+          coordinates: coordinatesOf(context),
+        },
+        errors,
+      );
+    }
   }
 
   /** Commands that are not valid get a `command.rejected` fact naming each field and why. */
   @EventPattern(INVALID_EVENT)
-  async invalid(@Payload() invalid: InvalidEvent, @Ctx() context: KafkaEventContext): Promise<void> {
-    const { record } = context;
+  async invalid(
+    @Payload() invalid: InvalidEvent,
+    @Ctx() context: KafkaEventContext,
+  ): Promise<void> {
+    await this.reject(
+      { ...invalid.envelope, key: context.record.key, coordinates: coordinatesOf(context) },
+      invalid.errors,
+    );
+  }
+
+  private async reject(refused: RefusedCommand, errors: readonly FieldError[]): Promise<void> {
     const rejected = commandRejectedRecord(
-      { ...invalid.envelope, key: record.key, coordinates: `${record.topic}/${record.partition}/${record.offset}` },
-      invalid.errors.map((error) => ({ path: error.path, message: error.message })),
+      refused,
+      errors.map((error) => ({ path: error.path, message: error.message })),
       `/kpm/${this.settings.service}/${this.settings.instance}`,
     );
-    this.logger.warn(`rejected command ${invalid.envelope.id ?? '(no id)'}: ${invalid.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
-    await this.producer.send(topicName('process-events', this.settings.kafka.topicPrefix), [rejected]);
+    this.logger.warn(
+      `rejected command ${refused.id ?? '(no id)'}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+    );
+    await this.producer.send(topicName('process-events', this.settings.kafka.topicPrefix), [
+      rejected,
+    ]);
   }
+}
+
+function coordinatesOf(context: KafkaEventContext): string {
+  const { record } = context;
+  return `${record.topic}/${record.partition}/${record.offset}`;
 }

@@ -9,3 +9,4 @@ export * from './object-waiter';
 export * from './service-gateway';
 export * from './lease-elector';
 export * from './pod-watch-stream';
+export * from './config-map-gateway';

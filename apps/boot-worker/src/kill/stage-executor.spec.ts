@@ -2,7 +2,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Role } from '@kpm/contracts';
 import { planKill } from './kill-plan';
 import type { ProcessPod } from './process-pod';
-import { StageExecutor, StopRequested, type KillPorts } from './stage-executor';
+import { StopRequested } from '../commands/command-context';
+import { StageExecutor, type KillPorts } from './stage-executor';
 
 /** A pod of the simulation: how it reacts to SIGTERM (after `stopsAfterMs`, or never) and SIGKILL. */
 interface SimPod {

@@ -7,6 +7,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { mapConcurrent } from '@kpm/common';
+import { checkStopping } from '../commands/command-context';
 import type { KillPlan } from './kill-plan';
 import type { ProcessPod } from './process-pod';
 
@@ -24,13 +25,6 @@ export interface StageReport {
   escalated: string[];
   /** Still not ended when the stage moved on. */
   pending: string[];
-}
-
-export class StopRequested extends Error {
-  constructor() {
-    super('the boot-worker is stopping; the command will be redelivered');
-    this.name = 'StopRequested';
-  }
 }
 
 export class StageExecutor {
@@ -85,7 +79,7 @@ export class StageExecutor {
   }
 
   private checkStopping(signal?: AbortSignal): void {
-    if (signal?.aborted) throw new StopRequested();
+    checkStopping(signal);
   }
 }
 

@@ -1,0 +1,217 @@
+/**
+ * `boot`: validate against the cluster and the configuration, emit `boot.accepted`, prepare the
+ * session namespace, then boot the processes — the local connection server first and waited
+ * for, the rest concurrently under `bootConcurrency` — streaming `process.booted` /
+ * `process.boot-failed` as they settle.
+ */
+import type { V1Namespace } from '@kubernetes/client-node';
+import { mapConcurrent } from '@kpm/common';
+import type { BootCommand, FieldError } from '@kpm/contracts';
+import type { KpmSettings } from '@kpm/config';
+import { failureOf } from '@kpm/kube';
+import type { Cluster } from '../cluster';
+import { StopRequested, type CommandContext } from '../commands/command-context';
+import { FactBatcher, type FactSink } from '../facts/fact-sink';
+import type { ProcessFacts } from '../facts/process-facts';
+import { bootFailedFact, bootOutcomeFact } from '../facts/boot-outcome';
+import { validateBoot, type NamespaceView } from './boot-validator';
+import { planProcesses, type PlannedProcess } from './planned-process';
+import type { BootContext, PodBuilder } from './pod-builder';
+import { isAlive } from './pod-state';
+import type { BootFailure, BootOutcome, ProcessBooter } from './process-booter';
+
+export class BootHandler {
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly booter: ProcessBooter,
+    private readonly builder: PodBuilder,
+    private readonly facts: ProcessFacts,
+    private readonly sink: FactSink,
+    private readonly settings: KpmSettings,
+  ) {}
+
+  /** Boots the command's processes; returns the reasons it is refused, if it is. */
+  async handle(command: BootCommand, context: CommandContext): Promise<FieldError[]> {
+    const { session, user } = command;
+    const processes = planProcesses(context.commandId, command.processes);
+    const namespace = await this.cluster.namespaces.read(session);
+    const existing = namespace ? await this.cluster.processes(session) : [];
+    const pm = this.settings.podManagement;
+    const errors = validateBoot(
+      {
+        session,
+        user,
+        processes,
+        namespace: namespace && this.view(namespace),
+        existing: existing.map((p) => ({ name: p.name, uuid: p.uuid, alive: isAlive(p.pod) })),
+      },
+      {
+        labels: this.cluster.labels,
+        allowedImages: pm.allowedImages,
+        defaultImage: pm.image,
+        allowPrivileged: pm.allowPrivileged,
+      },
+    );
+    if (errors.length > 0) return errors;
+
+    const { commandId, subject } = context;
+    await this.sink.send([
+      this.facts.bootAccepted(subject, {
+        commandId,
+        session,
+        user,
+        processes: processes.map((p) => ({
+          uuid: p.uuid,
+          name: p.spec.name,
+          treeId: p.spec.treeId,
+          role: p.role,
+        })),
+      }),
+    ]);
+    const bootContext: BootContext = { session, user, commandId };
+    const batcher = new FactBatcher(this.sink, {
+      lingerMs: 200,
+      maxBatch: 250,
+      onFlush: () => void context.heartbeat(),
+    });
+    try {
+      const unusable = await this.prepareNamespace(namespace, session, user, context.signal);
+      if (unusable) {
+        for (const p of processes) batcher.add(this.failed(p, bootContext, subject, unusable));
+        return [];
+      }
+      await this.bootAll(processes, bootContext, context, batcher);
+      return [];
+    } finally {
+      await batcher.close();
+    }
+  }
+
+  private async bootAll(
+    processes: PlannedProcess[],
+    bootContext: BootContext,
+    context: CommandContext,
+    batcher: FactBatcher,
+  ): Promise<void> {
+    const pm = this.settings.podManagement;
+    const isServer = (p: PlannedProcess) => p.spec.name === pm.connectionServerName;
+    const boot = async (p: PlannedProcess): Promise<BootOutcome> => {
+      const waitReady = isServer(p) || p.role === 'root-controller';
+      const outcome = await this.bootOne(p, bootContext, waitReady, context.signal);
+      batcher.add(this.factOf(p, bootContext, context.subject, outcome));
+      return outcome;
+    };
+    // drunc boots the local connection server first and waits for it: the others connect to it.
+    for (const server of processes.filter(isServer)) {
+      const outcome = await boot(server);
+      if (!outcome.ok) {
+        const why = `not booted: the local connection server ${server.spec.name} failed (${outcome.code}: ${outcome.message})`;
+        const rest = processes.filter((p) => !isServer(p));
+        for (const p of rest)
+          batcher.add(
+            this.failed(p, bootContext, context.subject, {
+              ok: false,
+              code: 'ConnectionServerFailed',
+              message: why,
+            }),
+          );
+        return;
+      }
+    }
+    await mapConcurrent(
+      processes.filter((p) => !isServer(p)),
+      pm.bootConcurrency,
+      boot,
+    );
+  }
+
+  /** Unexpected API failures (after retries) fail the process with the API server's reason. */
+  private async bootOne(
+    process: PlannedProcess,
+    context: BootContext,
+    waitReady: boolean,
+    signal: AbortSignal,
+  ): Promise<BootOutcome> {
+    try {
+      return await this.booter.boot(process, context, { waitReady, signal });
+    } catch (error) {
+      if (error instanceof StopRequested) throw error;
+      const { reason, message } = failureOf(error);
+      return { ok: false, code: reason || 'BootFailed', message };
+    }
+  }
+
+  /**
+   * Creates the namespace when missing, after waiting out a Terminating one; returns why the
+   * session cannot be used, or undefined when it is ready.
+   */
+  private async prepareNamespace(
+    current: V1Namespace | undefined,
+    session: string,
+    user: string,
+    signal: AbortSignal,
+  ): Promise<BootFailure | undefined> {
+    let namespace = current;
+    if (namespace?.metadata?.deletionTimestamp) {
+      const timeoutS = this.settings.podManagement.namespaceCleanupTimeout;
+      const gone = await this.cluster.waitNamespaceGone(session, timeoutS * 1000, signal);
+      if (signal.aborted) throw new StopRequested();
+      if (!gone) {
+        return {
+          ok: false,
+          code: 'NamespaceTerminating',
+          message: `namespace ${session} is still terminating after ${timeoutS} s`,
+        };
+      }
+      namespace = undefined;
+    }
+    if (!namespace) {
+      const { labels } = this.cluster;
+      namespace = await this.cluster.namespaces.create(session, {
+        [labels.session]: session,
+        [labels.user]: user,
+        // drunc's setting: host mounts and privileged processes need the privileged level.
+        'pod-security.kubernetes.io/enforce': 'privileged',
+      });
+    }
+    const view = this.view(namespace);
+    if (!view.kpm || view.owner !== user) {
+      return {
+        ok: false,
+        code: 'SessionTaken',
+        message: `namespace ${session} was taken meanwhile by ${view.owner ?? 'someone other than kpm'}`,
+      };
+    }
+    if (namespace.metadata?.deletionTimestamp) {
+      return {
+        ok: false,
+        code: 'NamespaceTerminating',
+        message: `namespace ${session} is being deleted`,
+      };
+    }
+    return undefined;
+  }
+
+  private view(namespace: V1Namespace): NamespaceView {
+    const labels = namespace.metadata?.labels;
+    return { kpm: this.cluster.labels.isOurs(labels), owner: labels?.[this.cluster.labels.user] };
+  }
+
+  private factOf(
+    process: PlannedProcess,
+    context: BootContext,
+    subject: string,
+    outcome: BootOutcome,
+  ) {
+    return bootOutcomeFact(this.facts, this.builder, process, context, subject, outcome);
+  }
+
+  private failed(
+    process: PlannedProcess,
+    context: BootContext,
+    subject: string,
+    failure: BootFailure,
+  ) {
+    return bootFailedFact(this.facts, process, context, subject, failure);
+  }
+}

@@ -1,0 +1,36 @@
+import type { FieldError, KillCommand } from '@kpm/contracts';
+import type { Cluster } from '../cluster';
+import type { CommandContext } from '../commands/command-context';
+import type { Killer } from './killer';
+import { isEmptyQuery, resolveQuery } from './query-resolver';
+
+export const EMPTY_QUERY: FieldError = {
+  path: 'query',
+  message:
+    'is empty: it selects no process (give a session, uuids, names or a user; terminate stops a whole session)',
+};
+
+/** `kill`: the processes the query selects, in drunc's stages. Selecting none is not an error. */
+export class KillHandler {
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly killer: Killer,
+  ) {}
+
+  async handle(command: KillCommand, context: CommandContext): Promise<FieldError[]> {
+    const { query } = command;
+    if (isEmptyQuery(query)) return [EMPTY_QUERY];
+    const selected = resolveQuery(query, await this.cluster.processes(query.session));
+    await this.killer.kill(
+      selected,
+      {
+        kind: 'kill',
+        session: query.session,
+        gracePeriodSeconds: command.gracePeriodSeconds,
+        timeoutSeconds: command.timeoutSeconds,
+      },
+      context,
+    );
+    return [];
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * What kill, terminate and restart share: emit `kill.accepted` with drunc's stages, then run
+ * them. The state service completes the command from the watcher's terminations.
+ */
+import type { KillKind } from '@kpm/contracts';
+import type { KpmSettings } from '@kpm/config';
+import type { Cluster } from '../cluster';
+import type { CommandContext } from '../commands/command-context';
+import type { FactSink } from '../facts/fact-sink';
+import type { ProcessFacts } from '../facts/process-facts';
+import { planKill, uuidStages } from './kill-plan';
+import type { ProcessPod } from './process-pod';
+import { StageExecutor, type StageReport } from './stage-executor';
+
+export interface KillRequest {
+  kind: KillKind;
+  session?: string;
+  gracePeriodSeconds?: number;
+  timeoutSeconds?: number;
+}
+
+export class Killer {
+  private readonly executor: StageExecutor;
+
+  constructor(
+    cluster: Cluster,
+    private readonly facts: ProcessFacts,
+    private readonly sink: FactSink,
+    private readonly settings: KpmSettings,
+  ) {
+    this.executor = new StageExecutor(
+      {
+        deletePod: (pod, grace) => cluster.pods.delete(pod, grace),
+        waitEnded: (pods, timeoutMs, signal) => cluster.waitEnded(pods, timeoutMs, signal),
+        now: () => Date.now(),
+      },
+      settings.podManagement.bootConcurrency,
+    );
+  }
+
+  async kill(
+    processes: readonly ProcessPod[],
+    request: KillRequest,
+    context: CommandContext,
+  ): Promise<StageReport[]> {
+    const startedAt = Date.now();
+    const pm = this.settings.podManagement;
+    const plan = planKill(
+      processes,
+      {
+        gracePeriodSeconds: request.gracePeriodSeconds ?? pm.killTimeout,
+        escalationMarginSeconds: pm.killEscalationMargin,
+        forcedKillWaitSeconds: pm.forcedKillWait,
+      },
+      request.timeoutSeconds,
+    );
+    await this.accept(uuidStages(plan), request, plan, context);
+    return this.executor.run(plan, startedAt, context.signal);
+  }
+
+  /** The `kill.accepted` fact alone: a resumed restart re-emits it (same id) without a pod to kill. */
+  async accept(
+    stages: string[][],
+    request: KillRequest,
+    timing: { gracePeriodSeconds: number; timeoutSeconds: number },
+    context: CommandContext,
+  ): Promise<void> {
+    await this.sink.send([
+      this.facts.killAccepted(context.subject, {
+        commandId: context.commandId,
+        kind: request.kind,
+        session: request.session,
+        stages,
+        gracePeriodSeconds: timing.gracePeriodSeconds,
+        timeoutSeconds: timing.timeoutSeconds,
+      }),
+    ]);
+  }
+
+  /** The timing of a kill of `stageCount` stages under the settings and the request. */
+  timing(
+    request: KillRequest,
+    stageCount = 1,
+  ): { gracePeriodSeconds: number; timeoutSeconds: number } {
+    const pm = this.settings.podManagement;
+    const gracePeriodSeconds = request.gracePeriodSeconds ?? pm.killTimeout;
+    const perStage = gracePeriodSeconds + pm.killEscalationMargin + pm.forcedKillWait;
+    return { gracePeriodSeconds, timeoutSeconds: request.timeoutSeconds ?? stageCount * perStage };
+  }
+}

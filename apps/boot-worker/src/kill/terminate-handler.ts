@@ -1,0 +1,50 @@
+import type { FieldError, TerminateCommand } from '@kpm/contracts';
+import type { Cluster } from '../cluster';
+import type { CommandContext } from '../commands/command-context';
+import type { Killer } from './killer';
+
+/**
+ * `terminate`: kill every process of the session, then delete its namespace (unless
+ * `keepNamespace`). Kubernetes removes the namespace once the watcher released the pods it
+ * recorded. A session without a namespace has nothing to kill: accepted with no stages, so a
+ * redelivered terminate ends the same way.
+ */
+export class TerminateHandler {
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly killer: Killer,
+  ) {}
+
+  async handle(command: TerminateCommand, context: CommandContext): Promise<FieldError[]> {
+    const { session, user } = command;
+    const namespace = await this.cluster.namespaces.read(session);
+    const labels = namespace?.metadata?.labels;
+    if (namespace && !this.cluster.labels.isOurs(labels)) {
+      return [
+        { path: 'session', message: `namespace ${JSON.stringify(session)} was not created by kpm` },
+      ];
+    }
+    const owner = labels?.[this.cluster.labels.user];
+    if (owner !== undefined && owner !== user) {
+      return [
+        {
+          path: 'session',
+          message: `session ${JSON.stringify(session)} belongs to user ${JSON.stringify(owner)}, not ${JSON.stringify(user)}`,
+        },
+      ];
+    }
+    const processes = namespace ? await this.cluster.processes(session) : [];
+    await this.killer.kill(
+      processes,
+      {
+        kind: 'terminate',
+        session,
+        gracePeriodSeconds: command.gracePeriodSeconds,
+        timeoutSeconds: command.timeoutSeconds,
+      },
+      context,
+    );
+    if (namespace && !command.keepNamespace) await this.cluster.namespaces.delete(namespace);
+    return [];
+  }
+}

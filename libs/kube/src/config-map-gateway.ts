@@ -1,0 +1,60 @@
+import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
+import type { KpmLabels } from './kpm-labels';
+import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
+import { failureOf } from './namespace-gateway';
+
+/**
+ * Small records kpm keeps in the cluster (e.g. a restart in progress, so a redelivered restart
+ * resumes after a crash): creator-labelled ConfigMaps, listed and deleted only with that label.
+ */
+export class ConfigMapGateway {
+  constructor(
+    private readonly core: CoreV1Api,
+    private readonly labels: KpmLabels,
+    private readonly retry: KubeRetryOptions = {},
+  ) {}
+
+  /** Creates the record; an existing one of the same name is returned instead. */
+  async create(namespace: string, configMap: V1ConfigMap): Promise<V1ConfigMap> {
+    if (!this.labels.isOurs(configMap.metadata?.labels)) {
+      throw new Error('kpm creates only config maps carrying its creator label');
+    }
+    try {
+      return await withKubeRetry(
+        () => this.core.createNamespacedConfigMap({ namespace, body: configMap }),
+        this.retry,
+      );
+    } catch (error) {
+      if (failureOf(error).kind !== 'conflict') throw error;
+      const name = configMap.metadata!.name!;
+      return withKubeRetry(
+        () => this.core.readNamespacedConfigMap({ namespace, name }),
+        this.retry,
+      );
+    }
+  }
+
+  /** kpm's records matching the extra label equalities, in every namespace. */
+  async list(extra: Record<string, string>): Promise<V1ConfigMap[]> {
+    const labelSelector = this.labels.creatorSelector(extra);
+    const list = await withKubeRetry(
+      () => this.core.listConfigMapForAllNamespaces({ labelSelector }),
+      this.retry,
+    );
+    return list.items;
+  }
+
+  /** Deletes a record of kpm's; gone already is fine. */
+  async delete(configMap: V1ConfigMap): Promise<void> {
+    const { namespace, name } = configMap.metadata ?? {};
+    if (!namespace || !name || !this.labels.isOurs(configMap.metadata?.labels)) return;
+    try {
+      await withKubeRetry(
+        () => this.core.deleteNamespacedConfigMap({ namespace, name }),
+        this.retry,
+      );
+    } catch (error) {
+      if (failureOf(error).kind !== 'not-found') throw error;
+    }
+  }
+}
