@@ -5,3 +5,4 @@ export * from './paths';
 export * from './wait';
 export * from './default-stack';
 export * from './kube';
+export * from './service-build';

@@ -1,5 +1,11 @@
-import { join } from 'node:path';
-import { Daemon, readStackEnv, repoRoot, stackPaths, waitFor } from '@kpm/stack';
+import {
+  Daemon,
+  ensureServiceBuilt,
+  readStackEnv,
+  repoRoot,
+  stackPaths,
+  waitFor,
+} from '@kpm/stack';
 
 export const SERVICE_NAMES = ['boot-worker', 'watcher', 'state'] as const;
 export type LocalServiceName = (typeof SERVICE_NAMES)[number];
@@ -33,8 +39,10 @@ export class LocalServices {
     for (const service of SERVICE_NAMES) {
       const daemon = new Daemon(service);
       if (daemon.isRunning()) continue;
-      const entry = join(repoRoot(), 'apps', service, 'src', 'main.ts');
-      daemon.start(process.execPath, ['--require', 'tsx/cjs', entry], {
+      const entry = await ensureServiceBuilt(service, (message) =>
+        console.error(`kpm services: ${message}`),
+      );
+      daemon.start(process.execPath, ['--enable-source-maps', entry], {
         cwd: repoRoot(),
         env: {
           ...process.env,

@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { withFileLock } from './kafka/file-lock';
+import { repoRoot, stackPaths } from './paths';
+
+/**
+ * Local services run compiled (`nest build`), as in production: tsc emits the decorator
+ * metadata Nest's dependency injection and ValidationPipe rely on (tsx/esbuild does not).
+ * A service is rebuilt when any TypeScript source of apps/<service> or libs/ is newer than its
+ * entry file.
+ */
+export function serviceEntry(service: string): string {
+  return join(repoRoot(), 'dist', 'apps', service, 'src', 'main.js');
+}
+
+export async function ensureServiceBuilt(
+  service: string,
+  onProgress: (message: string) => void = () => undefined,
+): Promise<string> {
+  const entry = serviceEntry(service);
+  await withFileLock(join(stackPaths.run(), `build-${service}.lock`), () => {
+    if (!isStale(service, entry)) return Promise.resolve();
+    onProgress(`building ${service}`);
+    const started = Date.now();
+    const result = spawnSync(
+      process.execPath,
+      [require.resolve('@nestjs/cli/bin/nest.js'), 'build', service],
+      {
+        cwd: repoRoot(),
+        encoding: 'utf8',
+      },
+    );
+    if (result.status !== 0) {
+      throw new Error(`kpm: nest build ${service} failed:\n${result.stdout}${result.stderr}`);
+    }
+    onProgress(`built ${service} in ${Date.now() - started} ms`);
+    return Promise.resolve();
+  });
+  return entry;
+}
+
+function isStale(service: string, entry: string): boolean {
+  if (!existsSync(entry)) return true;
+  const built = statSync(entry).mtimeMs;
+  const root = repoRoot();
+  return [join(root, 'apps', service, 'src'), join(root, 'libs')].some((dir) =>
+    newerSource(dir, built),
+  );
+}
+
+function newerSource(dir: string, than: number): boolean {
+  if (!existsSync(dir)) return false;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules' && newerSource(path, than)) return true;
+    } else if (
+      entry.name.endsWith('.ts') &&
+      !entry.name.endsWith('.spec.ts') &&
+      statSync(path).mtimeMs > than
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
