@@ -12,6 +12,15 @@ export class StateConfig {
   @Max(900_000)
   transactionTimeoutMs = 60_000;
 
+  /**
+   * The consumer group session timeout: how long a crashed replica keeps its partitions before
+   * the group moves them (kafkajs has no static membership, so a restart waits this long).
+   */
+  @IsInt()
+  @Min(6_000)
+  @Max(300_000)
+  sessionTimeoutMs = 10_000;
+
   /** Longest wait for a partition's history to be read back after a restart or rebalance. */
   @IsInt()
   @Min(1_000)
@@ -27,6 +36,7 @@ export class StateConfig {
 
 export const STATE_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
   ['KPM_STATE_TRANSACTION_TIMEOUT_MS', 'state.transactionTimeoutMs', Number],
+  ['KPM_STATE_SESSION_TIMEOUT_MS', 'state.sessionTimeoutMs', Number],
   ['KPM_STATE_RESTORE_TIMEOUT_MS', 'state.restoreTimeoutMs', Number],
   ['KPM_STATE_COMPLETION_CACHE_SIZE', 'state.completionCacheSize', Number],
 ];

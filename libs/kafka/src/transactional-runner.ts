@@ -47,6 +47,8 @@ export interface TransactionalRunnerOptions {
   handler: PartitionStateHandler;
   transactionalIdPrefix: string;
   transactionTimeoutMs?: number;
+  /** How long a crashed member keeps its partitions; heartbeats go every third of it. */
+  sessionTimeoutMs?: number;
   heartbeatEveryMs?: number;
   logger?: RunnerLogger & { log(message: string): void };
   /** Called whenever readiness changes: in the group and every owned partition restored. */
@@ -91,8 +93,8 @@ export class TransactionalRunner {
     const consumer = kafka.consumer({
       groupId,
       partitionAssigners: [CoPartitionedAssigner],
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: Math.floor((this.options.sessionTimeoutMs ?? 30_000) / 3),
       maxWaitTimeInMs: 500,
       allowAutoTopicCreation: false,
     });

@@ -33,6 +33,7 @@ export class StateTransport extends Server implements CustomTransportStrategy {
       handler: this.partitions,
       transactionalIdPrefix: this.groupId,
       transactionTimeoutMs: this.settings.state.transactionTimeoutMs,
+      sessionTimeoutMs: this.settings.state.sessionTimeoutMs,
       logger: this.logger,
       onReadiness: (ready, detail) => this.readiness.set('kafka-consumer', ready, detail),
     });

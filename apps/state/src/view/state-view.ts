@@ -22,6 +22,7 @@ import {
   type ProcessInstance,
   type ProcessQuery,
 } from '@kpm/contracts';
+import { backoffDelay, delay } from '@kpm/common';
 import { KpmSettings } from '@kpm/config';
 import { toInboundRecord, type InboundRecord } from '@kpm/kafka';
 import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
@@ -58,7 +59,8 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly completions = new Map<string, CommandCompleted>();
   readonly events = new Subject<ViewEvent>();
   private consumer?: Consumer;
-  private pendingCatchUp = new Map<string, bigint>();
+  private pendingCatchUp = new Map<string, bigint>([['(starting)', 0n]]);
+  private closed = false;
 
   constructor(
     @Inject(KpmSettings) private readonly settings: KpmSettings,
@@ -72,7 +74,27 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.pendingCatchUp.size === 0;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  /** Starts following in the background: the HTTP API answers (not ready) while it catches up. */
+  onApplicationBootstrap(): void {
+    void this.follow();
+  }
+
+  private async follow(): Promise<void> {
+    for (let attempt = 1; !this.closed; attempt++) {
+      try {
+        await this.start();
+        return;
+      } catch (error) {
+        this.logger.warn(
+          `following the state topics failed (attempt ${attempt}): ${String(error)}`,
+        );
+        await this.consumer?.disconnect().catch(() => undefined);
+        await delay(backoffDelay(attempt, { initialMs: 250, maxMs: 10_000 }));
+      }
+    }
+  }
+
+  private async start(): Promise<void> {
     const prefix = this.settings.kafka.topicPrefix;
     const history = [topicName('processes', prefix), topicName('completions', prefix)];
     const live = [topicName('terminations', prefix), topicName('broadcast', prefix)];
@@ -103,6 +125,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
     await this.consumer?.disconnect();
     this.events.complete();
   }

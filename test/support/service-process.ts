@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** A free TCP port on 127.0.0.1, for a child service's HTTP server. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/**
+ * A kpm service as a child process (`node --require tsx/cjs apps/<service>/src/main.ts`), the
+ * way `kpm services up` runs it, so a test can SIGKILL it mid-work and start it again.
+ */
+export class ServiceProcess {
+  private child?: ChildProcess;
+  private output: string[] = [];
+  url = '';
+
+  constructor(
+    private readonly service: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  /** Starts the service and resolves with its URL once `/readyz` answers 200. */
+  async start(timeoutMs = 120_000): Promise<string> {
+    const port = await freePort();
+    const root = join(__dirname, '..', '..');
+    const child = spawn(
+      process.execPath,
+      ['--require', 'tsx/cjs', join(root, 'apps', this.service, 'src', 'main.ts')],
+      {
+        cwd: root,
+        env: { ...process.env, ...this.env, KPM_HTTP_PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    this.child = child;
+    const keep = (chunk: Buffer) => {
+      this.output.push(chunk.toString('utf8'));
+      if (this.output.length > 400) this.output.splice(0, 100);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null)
+        throw new Error(`${this.service} exited with ${child.exitCode}:\n${this.logs()}`);
+      const ready = await fetch(`${this.url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ready) return this.url;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`${this.service} not ready within ${timeoutMs} ms:\n${this.logs()}`);
+  }
+
+  /** Sends `signal` and waits for the process to exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    await exited;
+  }
+
+  logs(): string {
+    return this.output.join('').split('\n').slice(-60).join('\n');
+  }
+}
