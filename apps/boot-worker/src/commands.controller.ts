@@ -1,4 +1,4 @@
-import { Controller, Logger } from '@nestjs/common';
+import { Controller, Inject, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { CommandType, eventId, topicName, type FieldError, type KpmEvent } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
@@ -16,11 +16,12 @@ import { CommandRouter } from './commands/command-router';
 export class CommandsController {
   private readonly logger = new Logger(CommandsController.name);
 
+  // Explicit tokens: tsx (esbuild) emits no decorator metadata for Nest to infer them from.
   constructor(
-    private readonly settings: KpmSettings,
-    private readonly producer: EventProducer,
-    private readonly broadcaster: Broadcaster,
-    private readonly router: CommandRouter,
+    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(EventProducer) private readonly producer: EventProducer,
+    @Inject(Broadcaster) private readonly broadcaster: Broadcaster,
+    @Inject(CommandRouter) private readonly router: CommandRouter,
   ) {}
 
   @EventPattern(Object.values(CommandType))
