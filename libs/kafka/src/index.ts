@@ -13,3 +13,4 @@ export * from './co-partitioned-assigner';
 export * from './heartbeats';
 export * from './partition-history-reader';
 export * from './transactional-runner';
+export * from './partition-owner';

@@ -17,6 +17,7 @@ import { CoPartitionedAssigner } from './co-partitioned-assigner';
 import type { RunnerLogger } from './consumer-runner';
 import type { OutboundRecord } from './event-producer';
 import { whileHeartbeating } from './heartbeats';
+import { PartitionOwner } from './partition-owner';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 
 /** An output record; `partition` pins it (e.g. to the input's partition number). */
@@ -53,25 +54,6 @@ export interface TransactionalRunnerOptions {
   logger?: RunnerLogger & { log(message: string): void };
   /** Called whenever readiness changes: in the group and every owned partition restored. */
   onReadiness?: (ready: boolean, detail: string) => void;
-}
-
-class PartitionOwner {
-  readonly next = new Map<string, bigint>();
-  ready!: Promise<void>;
-  restored = false;
-  private tail: Promise<unknown> = Promise.resolve();
-
-  constructor(
-    readonly partition: number,
-    readonly producer: Producer,
-  ) {}
-
-  /** Runs `work` after everything queued before it: one transaction at a time per partition. */
-  enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(work);
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
 }
 
 export class TransactionalRunner {
@@ -123,7 +105,7 @@ export class TransactionalRunner {
     await owner.enqueue(async () => {
       if (this.owners.get(partition) !== owner) return;
       try {
-        await this.commit(owner, work());
+        await owner.commit(this.options.groupId, work());
       } catch (error) {
         await this.fail(owner, error);
       }
@@ -186,7 +168,7 @@ export class TransactionalRunner {
     for (const owner of owners) {
       for (const [topic, offsets] of committed)
         owner.next.set(topic, BigInt(offsets.get(owner.partition) ?? '0'));
-      await this.commit(owner, first.get(owner.partition) ?? []);
+      await owner.commit(this.options.groupId, first.get(owner.partition) ?? []);
       owner.restored = true;
     }
     this.options.logger?.log(
@@ -253,7 +235,10 @@ export class TransactionalRunner {
           try {
             const outputs = this.options.handler.process(p, records);
             const nextOffset = (BigInt(last.offset) + 1n).toString();
-            await this.commit(owner, outputs, { topic: batch.topic, offset: nextOffset });
+            await owner.commit(this.options.groupId, outputs, {
+              topic: batch.topic,
+              offset: nextOffset,
+            });
             owner.next.set(batch.topic, BigInt(nextOffset));
             resolveOffset(last.offset);
           } catch (error) {
@@ -263,50 +248,6 @@ export class TransactionalRunner {
         }),
       (e) => this.heartbeatFailed(e),
     );
-  }
-
-  /** One transaction: the outputs and, for input batches, the offset after the batch. */
-  private async commit(
-    owner: PartitionOwner,
-    outputs: readonly TransactionalRecord[],
-    consumed?: { topic: string; offset: string },
-  ): Promise<void> {
-    if (outputs.length === 0 && !consumed) return;
-    const tx = await owner.producer.transaction();
-    try {
-      if (outputs.length > 0) {
-        const byTopic = new Map<string, TransactionalRecord[]>();
-        for (const record of outputs)
-          byTopic.set(record.topic, [...(byTopic.get(record.topic) ?? []), record]);
-        await tx.sendBatch({
-          acks: -1,
-          topicMessages: [...byTopic].map(([topic, records]) => ({
-            topic,
-            messages: records.map(({ key, value, headers, partition }) => ({
-              key,
-              value,
-              headers,
-              partition,
-            })),
-          })),
-        });
-      }
-      if (consumed) {
-        await tx.sendOffsets({
-          consumerGroupId: this.options.groupId,
-          topics: [
-            {
-              topic: consumed.topic,
-              partitions: [{ partition: owner.partition, offset: consumed.offset }],
-            },
-          ],
-        });
-      }
-      await tx.commit();
-    } catch (error) {
-      await tx.abort().catch(() => undefined);
-      throw error;
-    }
   }
 
   /** A failed transaction leaves p's memory ahead of Kafka: forget it and restore again. */

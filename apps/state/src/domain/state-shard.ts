@@ -26,31 +26,21 @@ import {
   terminationBroadcast,
 } from './broadcasts';
 import type { Effect } from './effects';
-import { KillAggregate, type KillTarget } from './kill-aggregate';
-import { PodLineage } from './pod-lineage';
-import { ProcessTable } from './process-table';
-import { bootCompletion, killCommandType, killCompletion, terminationOf } from './completions';
-import { TerminationLog } from './termination-log';
+import { KillAggregate } from './kill-aggregate';
+import { ProcessBook } from './process-book';
+import type { ProcessTable } from './process-table';
+import { describeOpen, type OpenCommand } from './open-commands';
+import { bootCompletion, killCommandType, killCompletion } from './completions';
 
 export type Clock = () => number;
 
 /** Answers ps across the table(s) this replica knows; a lone shard answers from its own. */
+export type { OpenCommand } from './open-commands';
+
 export type ProcessDirectory = (query: ProcessQuery) => ProcessInstance[];
 
-/** A command that has started and not completed: what `GET /v1/commands/:id` shows. */
-export interface OpenCommand {
-  commandId: string;
-  commandType: string;
-  session: string;
-  acceptedAt: string;
-  pending: string[];
-  deadline?: string;
-}
-
 export class StateShard {
-  readonly table = new ProcessTable();
-  private readonly lineage = new PodLineage();
-  private readonly terminations = new TerminationLog();
+  private readonly book = new ProcessBook();
   private readonly completed = new Set<string>();
   private readonly boots = new Map<string, BootAggregate>();
   private readonly kills = new Map<string, KillAggregate>();
@@ -91,22 +81,12 @@ export class StateShard {
   }
 
   openCommands(): OpenCommand[] {
-    const boots = [...this.boots.values()].map((b) => ({
-      commandId: b.commandId,
-      commandType: CommandType.boot,
-      session: b.session,
-      acceptedAt: new Date(b.acceptedAt).toISOString(),
-      pending: b.pending,
-    }));
-    const kills = [...this.kills.values()].map((k) => ({
-      commandId: k.commandId,
-      commandType: killCommandType(k.kind),
-      session: k.session,
-      acceptedAt: new Date(k.acceptedAt).toISOString(),
-      pending: k.pending,
-      deadline: new Date(k.deadline).toISOString(),
-    }));
-    return [...boots, ...kills];
+    return describeOpen(this.boots.values(), this.kills.values());
+  }
+
+  /** The process table: what `ps` answers and `kpm.processes` holds for these sessions. */
+  get table(): ProcessTable {
+    return this.book.table;
   }
 
   /** The earliest kill deadline, for the timer that calls `expire`. */
@@ -155,7 +135,7 @@ export class StateShard {
       case ProcessEventType.killAccepted: {
         const { commandId, kind, stages, timeoutSeconds } = event.data;
         if (this.completed.has(commandId) || this.kills.has(commandId)) return [];
-        const targets = stages.flat().map((uuid) => this.target(uuid, time));
+        const targets = stages.flat().map((uuid) => this.book.target(uuid, time));
         const kill = new KillAggregate(
           commandId,
           kind,
@@ -178,7 +158,7 @@ export class StateShard {
       case ProcessEventType.logsFetched: {
         const { commandId, uuid, lines } = event.data;
         if (this.completed.has(commandId)) return [];
-        const row = this.table.get(uuid);
+        const row = this.book.table.get(uuid);
         return this.complete({
           commandId,
           commandType: CommandType.logs,
@@ -232,7 +212,7 @@ export class StateShard {
         : [];
       out.push(
         ...this.complete({
-          ...killCompletion(kill, this.table),
+          ...killCompletion(kill, this.book.table),
           status: 'timed_out',
           pending: kill.pending,
           errors,
@@ -247,7 +227,7 @@ export class StateShard {
   private ps(commandId: string, session: string, query: ProcessQuery, time: number): Effect[] {
     const out = this.publish([receivedBroadcast(commandId, CommandType.ps, session)]);
     if (this.completed.has(commandId)) return out;
-    const processes = this.directory ? this.directory(query) : this.table.select(query);
+    const processes = this.directory ? this.directory(query) : this.book.table.select(query);
     out.push(
       ...this.publish([startBroadcast(commandId, CommandType.ps, session, 'listing processes')]),
     );
@@ -268,7 +248,7 @@ export class StateShard {
   private flush(commandId: string, session: string, query: ProcessQuery, time: number): Effect[] {
     const out = this.publish([receivedBroadcast(commandId, CommandType.flush, session)]);
     if (this.completed.has(commandId) || !this.live) return out;
-    const flushed = this.table.flush({ ...query, session });
+    const flushed = this.book.table.flush({ ...query, session });
     out.push(
       ...this.publish([
         startBroadcast(commandId, CommandType.flush, session, 'forgetting DEAD processes'),
@@ -289,12 +269,9 @@ export class StateShard {
   }
 
   private booted(commandId: string, instance: ProcessInstance): Effect[] {
-    if (!this.lineage.record(instance.uuid, instance.podUid)) return []; // a duplicate fact
-    const out: Effect[] = [];
-    if (this.live) {
-      const row = this.table.booted(instance, this.terminations.ofPod(instance.podUid));
-      if (row) out.push({ kind: 'process', instance: row });
-    }
+    const { fresh, changed } = this.book.booted(instance, this.live);
+    if (!fresh) return []; // a duplicate fact
+    const out: Effect[] = changed ? [{ kind: 'process', instance: changed }] : [];
     return [...out, ...this.bootFact(commandId, instance)];
   }
 
@@ -322,44 +299,24 @@ export class StateShard {
   }
 
   private terminated(t: ProcessTerminated): Effect[] {
-    if (!this.terminations.add(t)) return []; // the same pod's end, re-published
-    const out: Effect[] = [];
-    if (this.live) {
-      out.push(terminationBroadcast(t));
-      // A known older pod of the uuid, or a new pod whose booted fact has not come yet, leaves the row alone.
-      const row = this.table.get(t.uuid);
-      const current = !row || row.podUid === t.podUid;
-      if (current && !this.lineage.isSuperseded(t.uuid, t.podUid)) {
-        const changed = this.table.terminated(t);
-        if (changed) out.push({ kind: 'process', instance: changed });
-      }
-    }
+    const { fresh, changed } = this.book.terminated(t, this.live);
+    if (!fresh) return []; // the same pod's end, re-published
+    const out: Effect[] = this.publish([terminationBroadcast(t)]);
+    if (changed) out.push({ kind: 'process', instance: changed });
     for (const kill of [...this.kills.values()]) {
       if (kill.offer(t)) out.push(...this.settleKill(kill));
     }
     return out;
   }
 
-  /** The pod a kill aims at: the uuid's current pod in the boot history, else the table's. */
-  private target(uuid: string, acceptedAt: number): KillTarget {
-    const row = this.table.get(uuid);
-    let podUid = this.lineage.current(uuid);
-    if (podUid === undefined && row && Date.parse(row.bootedAt) <= acceptedAt) podUid = row.podUid;
-    const seen = podUid ? this.terminations.ofPod(podUid) : this.terminations.ofUuid(uuid).at(-1);
-    if (seen) return { uuid, podUid, ended: seen };
-    if (row && row.podUid === podUid && row.statusCode === 'DEAD')
-      return { uuid, podUid, ended: terminationOf(row) };
-    return { uuid, podUid };
-  }
-
   private settleBoot(boot: BootAggregate): Effect[] {
     if (!boot.done) return [];
-    return this.complete(bootCompletion(boot, this.table));
+    return this.complete(bootCompletion(boot, this.book.table));
   }
 
   private settleKill(kill: KillAggregate): Effect[] {
     if (!kill.done) return [];
-    return this.complete(killCompletion(kill, this.table));
+    return this.complete(killCompletion(kill, this.book.table));
   }
 
   private complete(input: Omit<Parameters<typeof completionEffects>[0], 'completedAt'>): Effect[] {

@@ -1,0 +1,60 @@
+/**
+ * What a shard knows about processes and their pods: the table (latest instance per uuid), the
+ * pod lineage (which pod of a uuid is current) and every termination seen. It decides whether a
+ * fact is new and whether it changes the table, and which pod a kill aims at.
+ */
+import type { ProcessInstance, ProcessTerminated } from '@kpm/contracts';
+import { terminationOf } from './completions';
+import type { KillTarget } from './kill-aggregate';
+import { PodLineage } from './pod-lineage';
+import { ProcessTable } from './process-table';
+import { TerminationLog } from './termination-log';
+
+/** Whether a fact was seen before, and the table row it changed (only when the table is live). */
+export interface BookEntry {
+  fresh: boolean;
+  changed?: ProcessInstance;
+}
+
+export class ProcessBook {
+  readonly table = new ProcessTable();
+  private readonly lineage = new PodLineage();
+  private readonly terminations = new TerminationLog();
+
+  /**
+   * A pod of a uuid is running. `live` is false in a replay, whose table was restored from
+   * `kpm.processes` and already holds the outcome.
+   */
+  booted(instance: ProcessInstance, live: boolean): BookEntry {
+    if (!this.lineage.record(instance.uuid, instance.podUid)) return { fresh: false };
+    if (!live) return { fresh: true };
+    return {
+      fresh: true,
+      changed: this.table.booted(instance, this.terminations.ofPod(instance.podUid)),
+    };
+  }
+
+  /** A pod ended; a known older pod of the uuid, or a pod not booted yet, leaves the row alone. */
+  terminated(termination: ProcessTerminated, live: boolean): BookEntry {
+    if (!this.terminations.add(termination)) return { fresh: false };
+    if (!live) return { fresh: true };
+    const row = this.table.get(termination.uuid);
+    const current = !row || row.podUid === termination.podUid;
+    if (!current || this.lineage.isSuperseded(termination.uuid, termination.podUid))
+      return { fresh: true };
+    return { fresh: true, changed: this.table.terminated(termination) };
+  }
+
+  /** The pod a kill accepted at `acceptedAt` aims at, and its end if that is known already. */
+  target(uuid: string, acceptedAt: number): KillTarget {
+    const row = this.table.get(uuid);
+    let podUid = this.lineage.current(uuid);
+    if (podUid === undefined && row && Date.parse(row.bootedAt) <= acceptedAt) podUid = row.podUid;
+    const seen = podUid ? this.terminations.ofPod(podUid) : this.terminations.ofUuid(uuid).at(-1);
+    if (seen) return { uuid, podUid, ended: seen };
+    if (row && row.podUid === podUid && row.statusCode === 'DEAD') {
+      return { uuid, podUid, ended: terminationOf(row) };
+    }
+    return { uuid, podUid };
+  }
+}
