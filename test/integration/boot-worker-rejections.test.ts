@@ -1,0 +1,198 @@
+import { CommandType, ProcessEventType } from '@kpm/contracts';
+import { BootWorkerHarness } from '../support/boot-worker-harness';
+
+/**
+ * Bad input on the real stack (DESIGN §6): each kind ends in one `command.rejected` naming the
+ * field and the reason, changes nothing in the cluster, and the next good command still works.
+ */
+jest.setTimeout(180_000);
+
+const { commandRejected, processBooted, bootAccepted, killAccepted } = ProcessEventType;
+const app = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  treeId: '1.1.1',
+  executableAndArguments: [{ exec: 'daq_application', args: ['--name', name] }],
+  ...extra,
+});
+
+let h: BootWorkerHarness;
+let owned: string;
+let fresh: string;
+
+beforeAll(async () => {
+  h = await BootWorkerHarness.start('bwr', {
+    KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
+    KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
+  });
+  owned = h.session('owned');
+  fresh = h.session('fresh');
+  await h.send('boot-owned', CommandType.boot, {
+    session: owned,
+    user: 'alice',
+    processes: [app('ru-01'), app('ru-02')],
+  });
+  await h.factCount(processBooted, 'boot-owned', 2);
+}, 120_000);
+
+afterAll(() => h?.close(), 120_000);
+
+type Case = [id: string, type: string, data: () => unknown, path: string, why: () => string];
+
+const cases: Case[] = [
+  [
+    'bad-name',
+    CommandType.boot,
+    () => boot(fresh, [app('RU_01')]),
+    'processes[0].name',
+    () => 'must be a DNS-1123 label',
+  ],
+  [
+    'duplicate-name',
+    CommandType.boot,
+    () => boot(fresh, [app('a'), app('a')]),
+    'processes[1].name',
+    () => 'duplicate name "a" (also processes[0])',
+  ],
+  [
+    'logs-traversal',
+    CommandType.boot,
+    () => boot(fresh, [app('a', { logsPath: '/var/log/../../etc' })]),
+    'processes[0].logsPath',
+    () => 'path traversal',
+  ],
+  [
+    'data-traversal',
+    CommandType.boot,
+    () => boot(fresh, [app('a', { restriction: { dataMount: '/data/../../root' } })]),
+    'processes[0].restriction.dataMount',
+    () => 'path traversal',
+  ],
+  [
+    'unknown-field',
+    CommandType.boot,
+    () => boot(fresh, [app('a', { imag: 'x' })]),
+    'processes[0].imag',
+    () => 'is not a known field',
+  ],
+  [
+    'dangerous-regex',
+    CommandType.kill,
+    () => ({ query: { session: owned, names: ['(a+)+$'] } }),
+    'query.names[0]',
+    () => 'can backtrack catastrophically',
+  ],
+  [
+    'unknown-type',
+    'daq.kpm.command.reboot.v1',
+    () => ({ session: owned }),
+    'type',
+    () => 'unknown type "daq.kpm.command.reboot.v1"',
+  ],
+  [
+    'image',
+    CommandType.boot,
+    () => boot(fresh, [app('a', { image: 'docker.io/evil/miner:1' })]),
+    'processes[0].image',
+    () => 'image "docker.io/evil/miner:1" is not in the allow-list (kpm.invalid/*)',
+  ],
+  [
+    'privileged',
+    CommandType.boot,
+    () => boot(fresh, [app('a', { annotations: { [`${h.domain}/privileged`]: 'true' } })]),
+    'processes[0].annotations',
+    () => 'asks for a privileged container, which this boot-worker does not allow',
+  ],
+  [
+    'reserved-label',
+    CommandType.boot,
+    () => boot(fresh, [app('a', { labels: { [h.labels.uuid]: 'forged' } })]),
+    'processes[0].labels',
+    () => `key "${h.labels.uuid}" is reserved for kpm`,
+  ],
+  [
+    'foreign-session',
+    CommandType.boot,
+    () => ({ ...boot(owned, [app('ru-09')]), user: 'mallory' }),
+    'session',
+    () => `session "${owned}" belongs to user "alice", not "mallory"`,
+  ],
+  [
+    'name-running',
+    CommandType.boot,
+    () => boot(owned, [app('ru-01')]),
+    'processes[0].name',
+    () => `"ru-01" is already running in session "${owned}"`,
+  ],
+  [
+    'restart-two',
+    CommandType.restart,
+    () => ({ query: { session: owned, names: ['^ru-'] } }),
+    'query',
+    () => `selects 2 processes (ru-01 (${owned}), ru-02 (${owned})); restart needs exactly one`,
+  ],
+  [
+    'logs-none',
+    CommandType.logs,
+    () => ({ query: { session: owned, names: ['^nothing$'] } }),
+    'query',
+    () => 'selects no process; logs needs exactly one',
+  ],
+  [
+    'kill-empty',
+    CommandType.kill,
+    () => ({ query: {} }),
+    'query',
+    () => 'is empty: it selects no process',
+  ],
+  [
+    'terminate-foreign',
+    CommandType.terminate,
+    () => ({ session: owned, user: 'mallory' }),
+    'session',
+    () => `session "${owned}" belongs to user "alice", not "mallory"`,
+  ],
+];
+
+function boot(session: string, processes: unknown[]) {
+  return { session, user: 'alice', processes };
+}
+
+describe('bad input', () => {
+  it.each(cases)('%s (%s) is rejected naming the field', async (id, type, data, path, why) => {
+    await h.send(id, type, data(), id === 'kill-empty' ? owned : undefined);
+    const rejected = await h.fact(commandRejected, id);
+    expect(rejected.data).toEqual({
+      commandId: id,
+      commandType: type,
+      errors: [{ path, message: expect.stringContaining(why()) }],
+    });
+  });
+
+  it('a subject that is not the session is refused before anything runs', async () => {
+    await h.send('subject-mismatch', CommandType.boot, boot(fresh, [app('a')]), owned);
+    const rejected = await h.fact(commandRejected, 'subject-mismatch');
+    expect(rejected.data.errors).toEqual([
+      { path: 'subject', message: expect.stringContaining(`must equal the session "${fresh}"`) },
+    ]);
+  });
+
+  it('changed nothing: no accepted facts, no namespace, the owned session untouched', async () => {
+    for (const [id] of cases) {
+      expect(h.facts(bootAccepted, id)).toEqual([]);
+      expect(h.facts(killAccepted, id)).toEqual([]);
+    }
+    expect(await h.namespaceExists(fresh)).toBe(false);
+    const pods = await h.pods(owned);
+    expect(pods.map((p) => p.metadata!.name).sort()).toEqual(['ru-01', 'ru-02']);
+    expect(pods.every((p) => !p.metadata!.deletionTimestamp)).toBe(true);
+  });
+
+  it('the next good command still works', async () => {
+    await h.send('good-after', CommandType.boot, boot(fresh, [app('ru-01'), app('ru-02')]));
+    const booted = await h.factCount(processBooted, 'good-after', 2);
+    expect(booted.map((e) => (e.data.process as { podName: string }).podName).sort()).toEqual([
+      'ru-01',
+      'ru-02',
+    ]);
+  });
+});
