@@ -26,6 +26,9 @@ const common = {
 };
 
 module.exports = {
+  // testTimeout is a global option: inside `projects` jest ignores it. Integration tests wait on
+  // real brokers and pods; unit tests finish far below it.
+  testTimeout: 120000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
     {
@@ -33,7 +36,6 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
-      testTimeout: 120000,
     },
   ],
 };

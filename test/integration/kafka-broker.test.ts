@@ -415,7 +415,7 @@ describe('a broker in a fresh KPM_HOME', () => {
     try {
       expect((await broker.status()).detail).toBe('not provisioned');
       expect(await broker.up()).toEqual({ KPM_KAFKA_BROKERS: `127.0.0.1:${port}` });
-      expect(existsSync(join(home, `kafka-${broker.settings.version}`, 'libs'))).toBe(true);
+      expect(existsSync(broker.settings.libsDir)).toBe(true);
       const clusterId = formattedClusterId(broker.settings);
       const topic = topicName('durable');
       const first = clientsFor(broker.bootstrap);

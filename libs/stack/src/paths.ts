@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 /** The repository root: the nearest ancestor holding nest-cli.json (works from src, dist and jest). */
@@ -17,13 +18,23 @@ export function kpmHome(): string {
   return process.env.KPM_HOME ? resolve(process.env.KPM_HOME) : join(repoRoot(), '.kpm');
 }
 
+/**
+ * Where built binaries and downloaded jars are cached, keyed by version: outside the work tree
+ * (`KPM_CACHE_DIR`, else `$XDG_CACHE_HOME/kpm`, else `~/.cache/kpm`) so a fresh clone — CI —
+ * reuses them instead of compiling Kubernetes again.
+ */
+export function toolCache(): string {
+  if (process.env.KPM_CACHE_DIR) return resolve(process.env.KPM_CACHE_DIR);
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'kpm');
+}
+
 export const stackPaths = {
   home: () => kpmHome(),
-  bin: () => join(kpmHome(), 'bin'),
+  bin: () => join(toolCache(), 'bin'),
   logs: () => join(kpmHome(), 'logs'),
   run: () => join(kpmHome(), 'run'),
   data: (component: string) => join(kpmHome(), 'data', component),
-  cache: (what: string) => join(kpmHome(), 'cache', what),
+  cache: (what: string) => join(toolCache(), what),
   envFile: () => join(kpmHome(), 'stack.env'),
   /** Files of ours that provisioning reads: stack/kafka, stack/kube. */
   source: (...parts: string[]) => join(repoRoot(), 'stack', ...parts),

@@ -22,7 +22,7 @@ interface InstallMarker {
   jars: string[];
 }
 
-/** True when `.kpm/kafka-<version>/libs` holds the jars the current pom resolves to. */
+/** True when `<tool cache>/kafka-<version>/libs` holds the jars the current pom resolves to. */
 export function isKafkaInstalled(settings: KafkaStackSettings): boolean {
   const markerFile = join(settings.installDir, MARKER);
   if (!existsSync(markerFile)) return false;
@@ -40,7 +40,7 @@ export function isKafkaInstalled(settings: KafkaStackSettings): boolean {
 
 /**
  * Resolves the broker's runtime jars from Maven Central (through ~/.m2) into
- * `.kpm/kafka-<version>/libs`; does nothing when they are already there. Returns whether it
+ * `<tool cache>/kafka-<version>/libs`; does nothing when they are already there. Returns whether it
  * resolved. The jars land in a scratch directory that is renamed into place, so an interrupted
  * or concurrent install never leaves a half-filled libs directory behind.
  */

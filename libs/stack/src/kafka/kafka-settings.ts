@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kpmHome, stackPaths } from '../paths';
+import { stackPaths } from '../paths';
 
 /** Where the local broker's files live and how it listens; derived from the pom and `KPM_KAFKA_*`. */
 export interface KafkaStackSettings {
@@ -16,7 +16,7 @@ export interface KafkaStackSettings {
   pomFile: string;
   templateFile: string;
   log4jFile: string;
-  /** `.kpm/kafka-<version>`: per version, so a version bump installs beside the old one. */
+  /** `<tool cache>/kafka-<version>` (see `toolCache()`): per version, so a version bump installs beside the old one. */
   installDir: string;
   libsDir: string;
   /** AppCDS archive of the broker's classes, written at the first broker exit (JVM start ~40% faster). */
@@ -40,7 +40,7 @@ export function kafkaStackSettings(env: NodeJS.ProcessEnv = process.env): KafkaS
   if (!/^\d+[kmg]$/i.test(heap)) {
     throw new Error(`kpm: KPM_KAFKA_HEAP must look like 512m or 1g, got "${heap}"`);
   }
-  const installDir = join(kpmHome(), `kafka-${version}`);
+  const installDir = stackPaths.cache(`kafka-${version}`);
   const dataDir = stackPaths.data('kafka');
   return {
     version,
