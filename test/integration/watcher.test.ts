@@ -9,6 +9,8 @@ import { terminationOf, terminationsSeen } from '../support/terminations';
 import { TopicProbe } from '../support/topic-probe';
 import { watcherSettings } from '../support/watcher-env';
 
+// jest reads testTimeout only at the top level, not per project: set it here.
+jest.setTimeout(180_000);
 /**
  * The watcher end to end on the real stack: kpm-labelled pods made directly through the API run
  * the simulation contract, and each exit-code rule of DESIGN §6 must arrive on kpm.terminations

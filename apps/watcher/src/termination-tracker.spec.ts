@@ -206,6 +206,22 @@ describe('TerminationTracker', () => {
     expect(releases(t.resync([pod({ exitCode: 0 })]))).toEqual(['uid-1']);
   });
 
+  it('resumes a continued term: re-publishes what was in flight and owes releases again', () => {
+    const t = tracker();
+    const [first] = publishes(t.observe('MODIFIED', pod({ uid: 'a', exitCode: 3 }), 'watch'));
+    t.observe('MODIFIED', pod({ uid: 'b', exitCode: 0 }), 'watch');
+    expect(releases(t.published(['b']))).toEqual(['b']);
+    // The term stopped with a's record unacknowledged and b's release in flight.
+    const actions = t.resume();
+    expect(publishes(actions)).toEqual([first]);
+    expect(releases(t.pendingReleases())).toEqual(['b']);
+    // A known pod that vanished while nobody watched is still recognised after the new list.
+    t.observe('ADDED', pod({ uid: 'c', running: true }), 'watch');
+    expect(
+      publishes(t.resync([pod({ uid: 'a', exitCode: 3 }), pod({ uid: 'b', exitCode: 0 })])),
+    ).toMatchObject([{ identity: { podUid: 'c' }, verdict: { reason: 'PodVanished' } }]);
+  });
+
   it('ignores acks for unknown or already recorded uids', () => {
     const t = tracker();
     expect(t.published(['nobody'])).toEqual([]);

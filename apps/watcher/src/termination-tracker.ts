@@ -24,6 +24,8 @@ interface Entry {
   /** The latest pod object seen: its finalizer list is what the guarded patch tests. */
   pod: V1Pod;
   stage: Stage;
+  /** The first terminal verdict, kept until Kafka acknowledged it. */
+  termination?: Termination;
   /** Deleted, or missing from a re-list: nothing to release any more. */
   gone: boolean;
   releasing: boolean;
@@ -74,13 +76,13 @@ export class TerminationTracker {
     const verdict = terminalVerdict(pod, type, this.fatalWaitingReasons);
     if (!verdict.terminal) return [];
     entry.stage = 'publishing';
-    const termination: Termination = {
+    entry.termination = {
       identity: entry.identity,
       verdict,
       detectedBy,
       observedAt: this.now().toISOString(),
     };
-    return [{ kind: 'publish', termination }];
+    return [{ kind: 'publish', termination: entry.termination }];
   }
 
   /**
@@ -101,20 +103,18 @@ export class TerminationTracker {
       if (entry.stage === 'recorded') this.entries.delete(uid);
       if (entry.stage !== 'watching') continue;
       entry.stage = 'publishing';
-      actions.push({
-        kind: 'publish',
-        termination: {
-          identity: entry.identity,
-          verdict: {
-            terminal: true,
-            exitCode: -1,
-            reason: 'PodVanished',
-            phase: entry.pod.status?.phase ?? 'Unknown',
-          },
-          detectedBy: 'reconcile',
-          observedAt: this.now().toISOString(),
+      entry.termination = {
+        identity: entry.identity,
+        verdict: {
+          terminal: true,
+          exitCode: -1,
+          reason: 'PodVanished',
+          phase: entry.pod.status?.phase ?? 'Unknown',
         },
-      });
+        detectedBy: 'reconcile',
+        observedAt: this.now().toISOString(),
+      };
+      actions.push({ kind: 'publish', termination: entry.termination });
     }
     return actions;
   }
@@ -130,6 +130,7 @@ export class TerminationTracker {
         continue;
       }
       entry.stage = 'recorded';
+      entry.termination = undefined;
       actions.push(...this.releaseIfHeld(entry));
     }
     return actions;
@@ -141,6 +142,21 @@ export class TerminationTracker {
     if (!entry) return;
     entry.releasing = false;
     if (removed) entry.pod = this.withoutFinalizer(entry.pod);
+  }
+
+  /**
+   * A new leadership term continues this memory (nobody else led meanwhile): what was on its way
+   * when the last term stopped is published again, releases in flight are owed again.
+   */
+  resume(): TrackerAction[] {
+    const actions: TrackerAction[] = [];
+    for (const entry of this.entries.values()) {
+      entry.releasing = false;
+      if (entry.stage === 'publishing' && entry.termination) {
+        actions.push({ kind: 'publish', termination: entry.termination });
+      }
+    }
+    return actions;
   }
 
   /** Finalizer releases still owed (after failures): the periodic reconcile asks for them too. */

@@ -1,17 +1,17 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import type { BackoffPolicy } from '@kpm/common';
-import type { KpmLabels, PodStreamHandler, StreamEnd } from '@kpm/kube';
+import { backoffDelay, type BackoffPolicy } from '@kpm/common';
+import type { PodStreamHandler, StreamEnd } from '@kpm/kube';
 import { FinalizerReleaser } from './finalizer-releaser';
 import type { Termination } from './termination';
 import { TerminationPublisher } from './termination-publisher';
-import { TerminationTracker, type TrackerAction } from './termination-tracker';
+import type { TerminationTracker, TrackerAction } from './termination-tracker';
 import type { WatcherMetrics } from './watcher-metrics';
 
 export interface TerminationWatchDeps {
+  /** What is known of the pods: fresh for a new term, kept when the same replica leads on. */
+  tracker: TerminationTracker;
   /** The pod stream (PodWatchStream on the real API server). */
   stream: { run(handler: PodStreamHandler, signal: AbortSignal): Promise<void> };
-  labels: KpmLabels;
-  fatalWaitingReasons: ReadonlySet<string>;
   /** Writes the batch to Kafka and resolves on the broker's acknowledgement. */
   publish(batch: readonly Termination[]): Promise<void>;
   /** Removes the termination-record finalizer (guarded patch). */
@@ -26,9 +26,9 @@ export interface TerminationWatchDeps {
 }
 
 /**
- * One leadership term of the watcher: pods in, terminations out. Every term starts from a fresh
- * list with an empty memory, so what another replica recorded meanwhile is never mistaken for a
- * pod that vanished.
+ * One leadership term of the watcher: pods in, terminations out. Every term starts with a list;
+ * its memory (the tracker) is fresh unless the same replica led just before, so what another
+ * replica recorded meanwhile is never mistaken for a pod that vanished.
  */
 export class TerminationWatch {
   constructor(private readonly deps: TerminationWatchDeps) {}
@@ -36,15 +36,33 @@ export class TerminationWatch {
   async run(signal: AbortSignal): Promise<void> {
     const { deps } = this;
     const { metrics, logger } = deps;
-    const tracker = new TerminationTracker(deps.labels, deps.fatalWaitingReasons);
+    const { tracker } = deps;
+    // Owed releases (API server unreachable) are retried with backoff, not only on the next event.
+    let releaseFailures = 0;
+    let releaseRetry: NodeJS.Timeout | undefined;
+    const retryReleasesLater = () => {
+      if (releaseRetry || signal.aborted) return;
+      releaseRetry = setTimeout(
+        () => {
+          releaseRetry = undefined;
+          apply(tracker.pendingReleases());
+        },
+        backoffDelay(++releaseFailures, deps.backoff),
+      );
+    };
     const releaser = new FinalizerReleaser(
       (pod) => deps.releaseFinalizer(pod),
       deps.finalizerConcurrency,
       {
         finished: (pod, done, error) => {
           metrics.finalizerReleases.inc({ result: done ? 'removed' : 'failed' });
-          if (!done) logger.warn(`finalizer of ${describe(pod)} not removed yet: ${String(error)}`);
           tracker.released(pod.metadata?.uid ?? '', done);
+          if (done) {
+            releaseFailures = 0;
+          } else {
+            logger.warn(`finalizer of ${describe(pod)} not removed yet: ${String(error)}`);
+            retryReleasesLater();
+          }
         },
       },
     );
@@ -78,6 +96,7 @@ export class TerminationWatch {
       metrics.publishBacklog.set(publisher.backlog);
     };
 
+    apply(tracker.resume());
     await deps.stream.run(
       {
         snapshot: (pods, cause) => {
@@ -99,6 +118,7 @@ export class TerminationWatch {
       },
       signal,
     );
+    clearTimeout(releaseRetry);
     await publisher.stop();
     await releaser.stop();
   }

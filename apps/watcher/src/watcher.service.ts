@@ -19,6 +19,7 @@ import {
 } from '@kpm/kube';
 import { Readiness } from '@kpm/service-kit';
 import { terminationRecord } from './termination';
+import { TerminationTracker } from './termination-tracker';
 import { TerminationWatch } from './termination-watch';
 import { WatcherMetrics } from './watcher-metrics';
 
@@ -34,6 +35,8 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly stopper = new AbortController();
   private readonly metrics: WatcherMetrics;
   private running?: Promise<void>;
+  /** Kept across terms while this replica leads on without anyone else in between. */
+  private tracker?: TerminationTracker;
 
   // Explicit tokens: under tsx (esbuild) there is no emitted decorator metadata to infer them.
   constructor(
@@ -60,13 +63,17 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
       labels: { [labels.creator]: 'kpm' },
       logger: this.logger,
     });
-    this.running = elector.run((term) => this.lead(apis, labels, term), this.stopper.signal, {
-      leaderChanged: (holder, self) => {
-        this.metrics.leader.set(self ? 1 : 0);
-        if (!self) this.readiness.set(WATCH_PART, true, `standby; leader: ${holder ?? 'none'}`);
-        this.logger.log(`leader is ${holder ?? 'nobody'}${self ? ' (this replica)' : ''}`);
+    this.running = elector.run(
+      (term, { continued }) => this.lead(apis, labels, term, continued),
+      this.stopper.signal,
+      {
+        leaderChanged: (holder, self) => {
+          this.metrics.leader.set(self ? 1 : 0);
+          if (!self) this.readiness.set(WATCH_PART, true, `standby; leader: ${holder ?? 'none'}`);
+          this.logger.log(`leader is ${holder ?? 'nobody'}${self ? ' (this replica)' : ''}`);
+        },
       },
-    });
+    );
   }
 
   /** Stops before the Kafka producer disconnects (that happens at application shutdown). */
@@ -75,8 +82,16 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     await this.running;
   }
 
-  private async lead(apis: KubeApis, labels: KpmLabels, term: AbortSignal): Promise<void> {
+  private async lead(
+    apis: KubeApis,
+    labels: KpmLabels,
+    term: AbortSignal,
+    continued: boolean,
+  ): Promise<void> {
     const { watcher, kafka, service, instance } = this.settings;
+    if (!continued || !this.tracker) {
+      this.tracker = new TerminationTracker(labels, new Set(watcher.fatalWaitingReasons));
+    }
     const backoff = { initialMs: watcher.retryInitialMs, maxMs: watcher.watcherRetrySleep * 1000 };
     const gateway = new PodGateway(apis.core, labels, { signal: term, backoff });
     const stream = new PodWatchStream(apis.core, apis.watch, {
@@ -94,9 +109,8 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     this.metrics.leader.set(1);
     try {
       await new TerminationWatch({
+        tracker: this.tracker,
         stream,
-        labels,
-        fatalWaitingReasons: new Set(watcher.fatalWaitingReasons),
         publish: (batch) =>
           this.producer.send(
             topic,

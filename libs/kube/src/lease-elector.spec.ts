@@ -185,6 +185,27 @@ describe('LeaseElector', () => {
     await runB;
   });
 
+  it("tells a term whether it continues this replica's own lapsed leadership", async () => {
+    const store = new LeaseStore();
+    const terms = new Terms();
+    const continued: boolean[] = [];
+    const stop = new AbortController();
+    const api = store.client();
+    const lead = terms.lead('a');
+    const running = new LeaseElector(api, options('a')).run((term, context) => {
+      continued.push(context.continued);
+      return lead(term);
+    }, stop.signal);
+    await terms.until(() => terms.spans.length === 1);
+    api.partitioned = true;
+    await terms.until(() => terms.spans[0].to !== undefined);
+    api.partitioned = false;
+    await terms.until(() => terms.spans.length === 2);
+    expect(continued).toEqual([false, true]);
+    stop.abort();
+    await running;
+  });
+
   it('refuses a renew deadline that is not below the lease duration', () => {
     expect(
       () =>

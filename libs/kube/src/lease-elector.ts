@@ -16,6 +16,11 @@ export interface LeaseElectorOptions {
   logger?: { log(message: string): void; warn(message: string): void };
 }
 
+export interface LeadershipTerm {
+  /** This replica held the Lease right before (it lapsed and was renewed): nobody else led. */
+  continued: boolean;
+}
+
 export interface LeadershipListener {
   /** Called with the holder whenever it changes (undefined: nobody holds the Lease). */
   leaderChanged?(holder: string | undefined, self: boolean): void;
@@ -33,6 +38,8 @@ export class LeaseElector {
   private observedAt = 0;
   private leading = false;
   private holder?: string;
+  /** The holder this replica found in the Lease when it last acquired it. */
+  private previousHolder?: string;
 
   constructor(
     private readonly api: CoordinationV1Api,
@@ -53,7 +60,7 @@ export class LeaseElector {
    * released so a standby takes over at once).
    */
   async run(
-    lead: (term: AbortSignal) => Promise<void>,
+    lead: (term: AbortSignal, context: LeadershipTerm) => Promise<void>,
     signal: AbortSignal,
     listener: LeadershipListener = {},
   ): Promise<void> {
@@ -66,7 +73,8 @@ export class LeaseElector {
       this.leading = true;
       this.options.logger?.log(`leading (Lease ${this.options.namespace}/${this.options.name})`);
       const term = new AbortController();
-      const leading = lead(term.signal).catch((error: unknown) =>
+      const continued = this.previousHolder === this.options.identity;
+      const leading = lead(term.signal, { continued }).catch((error: unknown) =>
         this.options.logger?.warn(`leader work failed: ${String(error)}`),
       );
       await this.renewWhileLeading(signal, listener);
@@ -137,6 +145,7 @@ export class LeaseElector {
           },
         },
       });
+      this.previousHolder = undefined;
       this.observe(created, listener);
       return true;
     }
@@ -160,6 +169,7 @@ export class LeaseElector {
         },
       },
     });
+    if (!this.leading) this.previousHolder = holder;
     this.observe(replaced, listener);
     return true;
   }
