@@ -1,6 +1,15 @@
 import { Command, CommanderError } from 'commander';
+import { registerBootCommand } from './commands/boot.command';
+import { registerDemoCommand } from './commands/demo.command';
+import { registerFlushCommand } from './commands/flush.command';
+import { registerKillCommand } from './commands/kill.command';
+import { registerLogsCommand } from './commands/logs.command';
+import { registerPsCommand } from './commands/ps.command';
+import { registerRestartCommand } from './commands/restart.command';
 import { registerServicesCommands } from './commands/services.command';
 import { registerStackCommands } from './commands/stack.command';
+import { registerTailCommand } from './commands/tail.command';
+import { registerTerminateCommand } from './commands/terminate.command';
 import { registerTopicsCommands } from './commands/topics.command';
 import { CliError, ExitCode } from './exit-codes';
 
@@ -8,11 +17,28 @@ import { CliError, ExitCode } from './exit-codes';
 export function buildProgram(): Command {
   const program = new Command('kpm')
     .description('Kubernetes process manager for DAQ, driven over Kafka')
-    .showHelpAfterError()
-    .exitOverride();
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 done, 1 failed or rejected, 2 usage, 3 timed out.
+Settings come from .kpm/stack.env and KPM_* variables (KPM_KAFKA_BROKERS, KPM_TOPIC_PREFIX, …).
+
+Start here: npm run demo`,
+    );
   registerStackCommands(program);
   registerServicesCommands(program);
   registerTopicsCommands(program);
+  registerBootCommand(program);
+  registerKillCommand(program);
+  registerTerminateCommand(program);
+  registerRestartCommand(program);
+  registerPsCommand(program);
+  registerLogsCommand(program);
+  registerFlushCommand(program);
+  registerTailCommand(program);
+  registerDemoCommand(program);
   return program;
 }
 

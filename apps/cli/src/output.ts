@@ -1,32 +1,48 @@
 import Table from 'cli-table3';
 import pc from 'picocolors';
 
+/** Colours for one stream: on when it is a terminal (and NO_COLOR is unset), plain otherwise. */
+export type Colours = ReturnType<typeof pc.createColors>;
+
+export function coloursFor(stream: { isTTY?: boolean }): Colours {
+  const wanted = stream.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+  return pc.createColors(wanted || Boolean(process.env.FORCE_COLOR));
+}
+
+/** A table as text: box-drawn with bold headings in colour, bare columns otherwise. */
+export function renderTable(
+  rows: ReadonlyArray<Record<string, unknown>>,
+  columns: readonly string[],
+  colours: Colours,
+): string {
+  const table = new Table({
+    head: columns.map((column) => (colours.isColorSupported ? colours.bold(column) : column)),
+    style: { head: [], border: [] },
+    chars: colours.isColorSupported
+      ? undefined
+      : { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  for (const row of rows) table.push(columns.map((column) => formatCell(row[column], colours)));
+  return table.toString();
+}
+
 /** Human output is a table (coloured on a TTY); `--json` prints the data for scripts. */
 export function printTable(
   rows: ReadonlyArray<Record<string, unknown>>,
   columns: readonly string[],
 ): void {
-  const colour = process.stdout.isTTY === true;
-  const table = new Table({
-    head: columns.map((column) => (colour ? pc.bold(column) : column)),
-    style: { head: [], border: [] },
-    chars: colour ? undefined : { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-  for (const row of rows) table.push(columns.map((column) => formatCell(row[column], colour)));
-  console.log(table.toString());
+  console.log(renderTable(rows, columns, coloursFor(process.stdout)));
 }
 
 export function printJson(data: unknown): void {
   console.log(JSON.stringify(data, null, 2));
 }
 
-function formatCell(value: unknown, colour: boolean): string {
-  if (value === true) return colour ? pc.green('yes') : 'yes';
-  if (value === false) return colour ? pc.red('no') : 'no';
+function formatCell(value: unknown, colours: Colours): string {
+  if (value === true) return colours.green('yes');
+  if (value === false) return colours.red('no');
   if (value === undefined || value === null) return '-';
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
-    return `${value}`;
-  }
-  return JSON.stringify(value) ?? '-';
+  if (typeof value === 'number') return value.toString();
+  return JSON.stringify(value);
 }

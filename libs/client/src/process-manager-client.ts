@@ -22,7 +22,7 @@ import {
   type TerminateCommand,
 } from '@kpm/contracts';
 import { resolvedOptions, waitMs, type ClientOptions, type CommandOptions } from './client-options';
-import { commandRecord } from './command-records';
+import { commandRecord, validCommandData } from './command-records';
 import { CompletionWaiters } from './completion-waiters';
 import { CommandFailedError, CommandTimeoutError, CompletionFeedError } from './errors';
 import { DEFAULT_EVENT_TOPICS, eventOf, matchesFilter, type EventFilter } from './event-filter';
@@ -68,6 +68,7 @@ export class ProcessManagerClient {
 
   /** Kills what the query selects, in drunc's shutdown order. */
   async kill(command: Kill, options: CommandOptions = {}): Promise<CommandResult> {
+    validCommandData(CommandType.kill, command); // before asking anyone about its session
     const session = await this.sessionOf(command.query);
     return this.send(CommandType.kill, command, options, session, command.timeoutSeconds);
   }
@@ -79,11 +80,13 @@ export class ProcessManagerClient {
 
   /** Kills the one process the query selects and boots it again with the same uuid and spec. */
   async restart(query: Query, options: CommandOptions = {}): Promise<CommandResult> {
+    validCommandData(CommandType.restart, { query });
     return this.send(CommandType.restart, { query }, options, await this.sessionOf(query));
   }
 
   /** Forgets the DEAD processes the query selects; the completion lists them. */
   async flush(query: Query, options: CommandOptions = {}): Promise<CommandResult> {
+    validCommandData(CommandType.flush, { query });
     return this.send(CommandType.flush, { query }, options, await this.sessionOf(query));
   }
 
@@ -103,6 +106,7 @@ export class ProcessManagerClient {
   ): Promise<ProcessLogs[]> {
     const { tailLines, ...rest } = options;
     const data = tailLines === undefined ? { query } : { query, tailLines };
+    validCommandData(CommandType.logs, data);
     const session = await this.sessionOf(query);
     const result = await this.send(CommandType.logs, data, { ...rest, wait: true }, session);
     return result.completion?.logs ?? [];

@@ -1,0 +1,50 @@
+/** What every client command needs: settings from the stack and environment, a client, a user. */
+import { hostname, userInfo } from 'node:os';
+import { InvalidSettingsError, loadSettings, type KpmSettings } from '@kpm/config';
+import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
+import { readStackEnv } from '@kpm/stack';
+import { CliError, ExitCode } from './exit-codes';
+
+/** `.kpm/stack.env` first, the environment over it (so `KPM_TOPIC_PREFIX=… kpm ps` works). */
+export function cliSettings(): KpmSettings {
+  try {
+    return loadSettings('cli', { ...readStackEnv(), ...process.env });
+  } catch (error) {
+    if (error instanceof InvalidSettingsError) throw new CliError(error.message, ExitCode.usage);
+    throw error;
+  }
+}
+
+/** Who asks: `KPM_USER`, else the login name. */
+export function invokingUser(): string {
+  return process.env.KPM_USER ?? userInfo().username;
+}
+
+/** Runs `work` with a client that is closed afterwards, whatever happens. */
+export async function withClient<T>(
+  work: (client: ProcessManagerClient) => Promise<T>,
+): Promise<T> {
+  const settings = cliSettings();
+  const client = connectProcessManager({
+    brokers: settings.kafka.brokers,
+    topicPrefix: settings.kafka.topicPrefix,
+    clientId: 'kpm-cli',
+    source: `/kpm/cli/${hostname()}`,
+  });
+  try {
+    return await work(client);
+  } catch (error) {
+    throw explainKafkaError(error, settings.kafka.brokers);
+  } finally {
+    await client.close();
+  }
+}
+
+/** kafkajs' connection errors, with what to do about them. */
+function explainKafkaError(error: unknown, brokers: readonly string[]): unknown {
+  if (!(error instanceof Error) || !/^KafkaJS/.test(error.name)) return error;
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return new CliError(
+    `cannot reach Kafka at ${brokers.join(',')} (${error.message}${cause}); is the stack up? npx kpm stack up`,
+  );
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { cliSettings, invokingUser, withClient } from '../cli-context';
+import { report } from '../command-outcome';
+import { CliError, ExitCode } from '../exit-codes';
+import { addWaitFlags, timeoutMs, type WaitFlags } from '../options';
+import { withProgress } from '../progress/with-progress';
+import { formatProblem, readSessionFile } from '../session-file/session-file';
+
+interface BootFlags extends WaitFlags {
+  file: string;
+  session?: string;
+  user?: string;
+}
+
+export function registerBootCommand(program: Command): void {
+  const command = program
+    .command('boot')
+    .description('boot the process tree of a session file (see examples/)')
+    .requiredOption(
+      '-f, --file <session.yaml>',
+      'the session file: session, user, defaults, processes',
+    )
+    .option('--session <name>', "boot into this session instead of the file's")
+    .option('--user <name>', "boot as this user instead of the file's (default: you)");
+  addWaitFlags(command, 'give up waiting after this many seconds (default 180)').addHelpText(
+    'after',
+    `
+Errors in the file name their line and field, e.g.
+  examples/demo-session.yaml:14:11: processes[2].name: must be a DNS-1123 label …
+A file the contract refuses exits with 1, as the services would refuse it.
+
+Examples:
+  npx kpm boot -f examples/demo-session.yaml --wait
+  npx kpm boot -f examples/demo-session.yaml --session run-43 --json`,
+  );
+  command.action((flags: BootFlags) => boot(flags));
+}
+
+async function boot(flags: BootFlags): Promise<void> {
+  if (!existsSync(flags.file)) {
+    throw new CliError(`boot: --file: no such file: ${flags.file}`, ExitCode.usage);
+  }
+  const parsed = readSessionFile(flags.file, {
+    session: flags.session,
+    user: flags.user,
+    defaultUser: invokingUser(),
+  });
+  if (!parsed.ok) {
+    const lines = parsed.problems.map((p) => `  ${formatProblem(flags.file, p)}`);
+    throw new CliError(`boot: ${flags.file} is not a valid session file:\n${lines.join('\n')}`);
+  }
+  cliSettings(); // configuration errors before any connection
+  const commandId = randomUUID();
+  const { session, processes } = parsed.boot;
+  await withClient((client) => {
+    const send = () =>
+      client.boot(parsed.boot, {
+        commandId,
+        wait: flags.wait,
+        timeoutMs: timeoutMs(flags),
+      });
+    const plan = { commandId, kind: 'boot' as const, session, total: processes.length };
+    return report({ command: 'boot', json: flags.json }, () =>
+      flags.wait ? withProgress(client, plan, send) : send(),
+    );
+  });
+}

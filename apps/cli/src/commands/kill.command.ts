@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import { withClient } from '../cli-context';
+import { report } from '../command-outcome';
+import { CliError, ExitCode } from '../exit-codes';
+import {
+  addQueryFlags,
+  addWaitFlags,
+  queryOf,
+  seconds,
+  type QueryFlags,
+  type WaitFlags,
+} from '../options';
+import { withProgress } from '../progress/with-progress';
+
+interface KillFlags extends WaitFlags, QueryFlags {
+  grace?: number;
+}
+
+export function registerKillCommand(program: Command): void {
+  const command = addQueryFlags(
+    program
+      .command('kill')
+      .description(
+        "kill processes in drunc's shutdown order (applications first, infrastructure last)",
+      ),
+  ).option(
+    '--grace <seconds>',
+    'grace period before SIGKILL (default: the service setting)',
+    seconds,
+  );
+  addWaitFlags(
+    command,
+    'the kill times out after this many seconds: exit 3 with the pending processes',
+  ).addHelpText(
+    'after',
+    `
+Every selector given must match. Without --name or --uuid the whole session is killed.
+
+Examples:
+  npx kpm kill --session run-42 --wait
+  npx kpm kill --session run-42 --name '^ru-' --grace 5 --wait
+  npx kpm kill --uuid 0b0e1c9a-4c5e-4a8a-9d55-8f1f0d7a2b3c`,
+  );
+  command.action((flags: KillFlags) => kill(flags));
+}
+
+async function kill(flags: KillFlags): Promise<void> {
+  if (flags.session === undefined && !flags.uuid?.length) {
+    throw new CliError(
+      'kill: say what to kill: --session S (with --name RE to narrow it) or --uuid U',
+      ExitCode.usage,
+    );
+  }
+  const commandId = randomUUID();
+  const data = {
+    query: queryOf(flags),
+    gracePeriodSeconds: flags.grace,
+    timeoutSeconds: flags.timeout,
+  };
+  await withClient((client) => {
+    const send = () => client.kill(data, { commandId, wait: flags.wait });
+    const plan = { commandId, kind: 'kill' as const, session: flags.session };
+    return report({ command: 'kill', json: flags.json }, () =>
+      flags.wait ? withProgress(client, plan, send) : send(),
+    );
+  });
+}

@@ -1,0 +1,65 @@
+/** drunc's `ps` table: one row per process, status and exit code coloured by what they mean. */
+import { ROLES, type ProcessInstance } from '@kpm/contracts';
+import { renderTable, type Colours } from '../output';
+
+export const PROCESS_COLUMNS = [
+  'session',
+  'name',
+  'tree',
+  'role',
+  'status',
+  'exit',
+  'reason',
+  'node',
+  'uuid',
+] as const;
+
+/** By session, then tree id (`0`, `0.1`, `0.1.1`, `0.2`, `1` …), processes without one last. */
+export function treeOrder(a: ProcessInstance, b: ProcessInstance): number {
+  const session = a.description.metadata.session.localeCompare(b.description.metadata.session);
+  if (session !== 0) return session;
+  const [ta, tb] = [a.description.metadata.treeId, b.description.metadata.treeId];
+  if (ta === undefined || tb === undefined) {
+    if (ta !== tb) return ta === undefined ? 1 : -1; // outside the tree: last
+  } else {
+    const [na, nb] = [ta.split('.').map(Number), tb.split('.').map(Number)];
+    for (let i = 0; i < Math.max(na.length, nb.length); i++) {
+      const d = (na[i] ?? -1) - (nb[i] ?? -1);
+      if (d !== 0) return d;
+    }
+  }
+  return ROLES.indexOf(a.role) - ROLES.indexOf(b.role) || a.podName.localeCompare(b.podName);
+}
+
+export function exitText(code: number | undefined, colours: Colours): string {
+  if (code === undefined) return '-';
+  return code === 0 ? colours.green('0') : colours.red(String(code));
+}
+
+export function statusText(status: string, colours: Colours): string {
+  return status === 'RUNNING' ? colours.green(status) : colours.dim(status);
+}
+
+export function processRows(processes: readonly ProcessInstance[], colours: Colours) {
+  return [...processes].sort(treeOrder).map((p) => ({
+    session: p.description.metadata.session,
+    name: p.description.metadata.name,
+    tree: p.description.metadata.treeId ?? '-',
+    role: p.role,
+    status: statusText(p.statusCode, colours),
+    exit: exitText(p.returnCode, colours),
+    reason: p.reason ?? '-',
+    node: p.nodeName ?? p.description.metadata.hostname ?? '-',
+    uuid: p.uuid,
+  }));
+}
+
+/** The table, or a line saying there is nothing to show. */
+export function formatProcessTable(
+  processes: readonly ProcessInstance[],
+  colours: Colours,
+  columns: readonly string[] = PROCESS_COLUMNS,
+): string {
+  if (processes.length === 0) return colours.dim('no processes');
+  return renderTable(processRows(processes, colours), columns, colours);
+}
