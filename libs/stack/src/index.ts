@@ -6,3 +6,4 @@ export * from './wait';
 export * from './default-stack';
 export * from './kube';
 export * from './service-build';
+export * from './file-lock';

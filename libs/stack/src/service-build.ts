@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { withFileLock } from './kafka/file-lock';
-import { repoRoot, stackPaths } from './paths';
+import { withFileLock } from './file-lock';
+import { repoRoot } from './paths';
 
 /**
  * Local services run compiled (`nest build`), as in production: tsc emits the decorator
@@ -19,7 +19,7 @@ export async function ensureServiceBuilt(
   onProgress: (message: string) => void = () => undefined,
 ): Promise<string> {
   const entry = serviceEntry(service);
-  await withFileLock(join(stackPaths.run(), `build-${service}.lock`), () => {
+  await withFileLock(`build-${service}`, () => {
     if (!isStale(service, entry)) return Promise.resolve();
     onProgress(`building ${service}`);
     const started = Date.now();

@@ -1,10 +1,8 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { Daemon } from '../daemon';
-import { stackPaths } from '../paths';
 import { WaitAborted, waitFor } from '../wait';
-import { withFileLock } from './file-lock';
+import { withFileLock } from '../file-lock';
 import { installKafka, isKafkaInstalled, javaClasspathArgs, javaCommand } from './kafka-install';
 import { describeCluster, warmCoordinators } from './kafka-probe';
 import { kafkaStackSettings, type KafkaStackSettings } from './kafka-settings';
@@ -48,7 +46,7 @@ export class KafkaBroker implements StackComponent {
   async up(): Promise<StackEnv> {
     const env = { KPM_KAFKA_BROKERS: this.bootstrap };
     if (this.pid() === undefined) {
-      await withFileLock(join(stackPaths.run(), 'kafka.lock'), async () => {
+      await withFileLock('kafka', async () => {
         // Re-checked under the lock: a concurrent `up` may have started it meanwhile.
         if (this.pid() === undefined) await this.start();
       });

@@ -12,5 +12,4 @@ export * from './kwok';
 export * from './pki';
 export * from './ports';
 export * from './scheduler';
-export * from './up-lock';
 export * from './versions';

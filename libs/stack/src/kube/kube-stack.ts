@@ -9,7 +9,7 @@ import { KwokComponent } from './kwok';
 import { ensurePki } from './pki';
 import { kubePorts, type KubePorts } from './ports';
 import { SchedulerComponent } from './scheduler';
-import { withUpLock } from './up-lock';
+import { withFileLock } from '../file-lock';
 
 export interface KubeStackOptions {
   ports?: Partial<KubePorts>;
@@ -74,13 +74,13 @@ export class KubeStack implements StackComponent {
   }
 
   async up(): Promise<StackEnv> {
-    return withUpLock('kube', () => this.upLocked(), {
+    return withFileLock('kube', () => this.upLocked(), {
       onWait: (holder) => this.progress(`waiting for another kpm (pid ${holder}) bringing it up`),
     });
   }
 
   async down(): Promise<void> {
-    await withUpLock('kube', async () => {
+    await withFileLock('kube', async () => {
       for (const component of [...this.components].reverse()) await component.down();
     });
   }

@@ -1,21 +1,21 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive } from '../daemon';
-import { stackPaths } from '../paths';
+import { isAlive } from './daemon';
+import { stackPaths } from './paths';
 
 /**
  * Runs `fn` while holding `.kpm/run/<name>.lock`, so two concurrent `up`s (a CLI and a test run's
- * global setup) do not both start a process whose pid file only one of them can record. A lock
- * whose holder died is taken over.
+ * global setup) do not both install, build or start a process whose pid file only one of them
+ * can record. A lock whose holder died is taken over.
  */
-export async function withUpLock<T>(
+export async function withFileLock<T>(
   name: string,
   fn: () => Promise<T>,
   options: LockOptions = {},
 ): Promise<T> {
   // Callers in one process queue here; the file lock orders processes.
   const previous = inProcess.get(name) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(() => withFileLock(name, fn, options));
+  const run = previous.catch(() => undefined).then(() => holdFileLock(name, fn, options));
   inProcess.set(name, run);
   try {
     return await run;
@@ -24,14 +24,14 @@ export async function withUpLock<T>(
   }
 }
 
-interface LockOptions {
+export interface LockOptions {
   timeoutMs?: number;
   onWait?: (holder: number) => void;
 }
 
 const inProcess = new Map<string, Promise<unknown>>();
 
-async function withFileLock<T>(
+async function holdFileLock<T>(
   name: string,
   fn: () => Promise<T>,
   options: LockOptions,
