@@ -76,6 +76,11 @@ export class ServiceProcess {
     await exited;
   }
 
+  /** Sends `signal` without waiting (SIGSTOP/SIGCONT make a zombie and wake it). */
+  signal(signal: NodeJS.Signals): void {
+    this.child?.kill(signal);
+  }
+
   logs(): string {
     return this.output.join('').split('\n').slice(-60).join('\n');
   }

@@ -61,6 +61,7 @@ export class TransactionalRunner {
   private assigned = new Set<number>();
   private consumer?: Consumer;
   private joined = false;
+  private crashed?: string;
   private stopping = false;
 
   constructor(private readonly options: TransactionalRunnerOptions) {}
@@ -82,6 +83,14 @@ export class TransactionalRunner {
     });
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.assign(payload.memberAssignment));
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      // kafkajs restarts after retriable errors; otherwise the member is gone: say so on /readyz.
+      if (!payload.restart) {
+        this.joined = false;
+        this.crashed = message(payload.error);
+        this.report();
+      }
+    });
     await consumer.connect();
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });
     await consumer.run({
@@ -114,6 +123,7 @@ export class TransactionalRunner {
 
   private assign(assignment: Record<string, number[]>): void {
     this.joined = true;
+    this.crashed = undefined;
     const now = new Set(Object.values(assignment).flat());
     const lost = [...this.owners.keys()].filter((p) => !now.has(p));
     const gained = [...now].filter((p) => !this.owners.has(p));
@@ -207,6 +217,8 @@ export class TransactionalRunner {
     const isRunning = () => payload.isRunning();
     const isStale = () => payload.isStale();
     const p = batch.partition;
+    // A member that was stalled (a zombie) learns here that its group moved on, before it acts.
+    await heartbeat();
     if (!this.owners.has(p)) this.restore([p]); // a batch before its GROUP_JOIN was seen
     const owner = this.owners.get(p)!;
     const { heartbeatEveryMs = 1_000 } = this.options;
@@ -243,7 +255,8 @@ export class TransactionalRunner {
             resolveOffset(last.offset);
           } catch (error) {
             await this.fail(owner, error);
-            throw error; // kafkajs fetches the batch again from the last committed offset
+            // Retriable: kafkajs fetches the batch again from the last committed offset.
+            throw new PartitionReset(p, error);
           }
         }),
       (e) => this.heartbeatFailed(e),
@@ -286,12 +299,24 @@ export class TransactionalRunner {
   private report(): void {
     const restoring = [...this.owners.values()].filter((o) => !o.restored).map((o) => o.partition);
     const ready = this.joined && restoring.length === 0;
-    const detail = !this.joined
-      ? 'joining the group'
-      : restoring.length > 0
-        ? `restoring partitions [${restoring.join(', ')}]`
-        : `owns partitions [${this.owned().sort().join(', ')}]`;
+    const detail = this.crashed
+      ? `consumer stopped: ${this.crashed}`
+      : !this.joined
+        ? 'joining the group'
+        : restoring.length > 0
+          ? `restoring partitions [${restoring.join(', ')}]`
+          : `owns partitions [${this.owned().sort().join(', ')}]`;
     this.options.onReadiness?.(ready, detail);
+  }
+}
+
+/** Thrown after a failed transaction; kafkajs retries (re-fetches) rather than crashing. */
+export class PartitionReset extends Error {
+  readonly retriable = true;
+
+  constructor(partition: number, cause: unknown) {
+    super(`partition ${partition} was reset after a failed transaction: ${message(cause)}`);
+    this.name = 'PartitionReset';
   }
 }
 

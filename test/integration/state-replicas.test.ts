@@ -1,0 +1,160 @@
+import { Kafka, logLevel, type Producer } from 'kafkajs';
+import {
+  completionEventId,
+  CompletionType,
+  topicName,
+  type CommandCompleted,
+  type KpmEvent,
+} from '@kpm/contracts';
+import { ServiceProcess } from '../support/service-process';
+import {
+  bootAccepted,
+  killAccepted,
+  processBooted,
+  record,
+  terminated,
+  testProcesses,
+  type TestProcess,
+} from '../support/state-facts';
+import { stackEnv, uniqueTopicPrefix } from '../support/stack-env';
+import { TopicProbe, type ProbedRecord } from '../support/topic-probe';
+
+/**
+ * Two state replicas split the partitions (so the sessions); a replica that stops answering
+ * (SIGSTOP: a zombie that wakes up later) loses its partitions to the other, whose transactions
+ * fence it, and every command still completes exactly once.
+ */
+describe('state service: two replicas', () => {
+  const prefix = uniqueTopicPrefix('state-replicas');
+  const sessions = Array.from({ length: 8 }, (_, i) => `daq-${i}`);
+  const processes = new Map<string, TestProcess[]>(sessions.map((s) => [s, testProcesses(s, 3)]));
+  const replicas: ServiceProcess[] = [];
+  let probe: TopicProbe;
+  let producer: Producer;
+
+  const send = async (topic: 'process-events' | 'terminations', ...events: KpmEvent[]) => {
+    await producer.send({
+      topic: topicName(topic, prefix),
+      acks: -1,
+      messages: events.map(record),
+    });
+  };
+  const completion = (commandId: string) => (r: ProbedRecord) =>
+    r.event?.type === CompletionType.commandCompleted &&
+    r.event.id === completionEventId(commandId);
+  const count = (commandId: string) => probe.records.filter(completion(commandId)).length;
+  const owned = async (replica: ServiceProcess): Promise<number> => {
+    const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+    return Number(/kpm_state_owned_partitions\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? NaN);
+  };
+  /** Polls (with a deadline) until the replicas own these numbers of partitions. */
+  const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check().catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  beforeAll(async () => {
+    for (const name of ['state-a', 'state-b']) {
+      const replica = new ServiceProcess('state', {
+        KPM_KAFKA_BROKERS: stackEnv().brokers.join(','),
+        KPM_TOPIC_PREFIX: prefix,
+        KPM_INSTANCE: name,
+        KPM_STATE_SESSION_TIMEOUT_MS: '6000',
+      });
+      await replica.start();
+      replicas.push(replica);
+    }
+    probe = await new TopicProbe(stackEnv().brokers, [topicName('completions', prefix)]).start();
+    producer = new Kafka({ brokers: stackEnv().brokers, logLevel: logLevel.NOTHING }).producer({
+      idempotent: true,
+    });
+    await producer.connect();
+  }, 240_000);
+
+  afterAll(async () => {
+    await producer?.disconnect();
+    await probe?.stop();
+    for (const replica of replicas) {
+      replica.signal('SIGCONT');
+      await replica.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('splits the partitions and both replicas show every session', async () => {
+    await until(
+      '3 + 3 partitions',
+      async () => (await owned(replicas[0])) === 3 && (await owned(replicas[1])) === 3,
+    );
+    for (const session of sessions) {
+      const list = processes.get(session)!;
+      await send(
+        'process-events',
+        bootAccepted(`boot-${session}`, session, list),
+        ...list.map((p) => processBooted(`boot-${session}`, p)),
+      );
+    }
+    for (const session of sessions) await probe.waitFor(completion(`boot-${session}`));
+    for (const replica of replicas) {
+      await until('the view of every session', async () => {
+        const body = (await (await fetch(`${replica.url}/v1/sessions`)).json()) as {
+          sessions: unknown[];
+        };
+        return body.sessions.length === sessions.length;
+      });
+    }
+  }, 120_000);
+
+  it("moves a stalled replica's partitions to the other and completes every kill once", async () => {
+    for (const session of sessions) {
+      const [first, second] = processes.get(session)!;
+      await send(
+        'process-events',
+        killAccepted(`kill-${session}`, session, processes.get(session)!),
+      );
+      await send('terminations', terminated(first, 143), terminated(second, 0));
+    }
+    // Each open kill is visible on exactly the replica that owns its session.
+    await until('open kills on their owners', async () => {
+      const answers = await Promise.all(
+        sessions.flatMap((s) =>
+          replicas.map((r) => fetch(`${r.url}/v1/commands/kill-${s}`).then((x) => x.status)),
+        ),
+      );
+      return answers.filter((status) => status === 200).length === sessions.length;
+    });
+
+    replicas[0].signal('SIGSTOP'); // a zombie: alive, silent, still holding producers and state
+    await until('the other replica owning all 6', async () => (await owned(replicas[1])) === 6);
+    for (const session of sessions)
+      await send('terminations', terminated(processes.get(session)![2], 137));
+    for (const session of sessions) {
+      const done = (await probe.waitFor(completion(`kill-${session}`))).event!
+        .data as unknown as CommandCompleted;
+      expect(done.status).toBe('succeeded');
+      expect(done.processes.map((p) => p.returnCode)).toEqual([143, 0, 137]);
+    }
+
+    replicas[0].signal('SIGCONT'); // the zombie wakes: fenced, it must publish nothing
+    await until(
+      '3 + 3 partitions again',
+      async () => (await owned(replicas[0])) === 3 && (await owned(replicas[1])) === 3,
+    );
+    // Prove both are live again and every earlier command is still answered once.
+    const fresh = testProcesses(sessions[0], 1, 'late');
+    await send(
+      'process-events',
+      bootAccepted('boot-late', sessions[0], fresh),
+      processBooted('boot-late', fresh[0]),
+    );
+    await probe.waitFor(completion('boot-late'));
+    if (process.env.KPM_TEST_VERBOSE) console.log(replicas[0].logs());
+    for (const replica of replicas) expect((await fetch(`${replica.url}/readyz`)).status).toBe(200);
+    for (const session of sessions) {
+      expect(count(`boot-${session}`)).toBe(1);
+      expect(count(`kill-${session}`)).toBe(1);
+    }
+  }, 180_000);
+});
