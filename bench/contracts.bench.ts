@@ -1,10 +1,10 @@
-import { EXAMPLE_EVENTS, CommandType, parseRecord, type BootCommand } from '@kpm/contracts';
+import { EXAMPLE_EVENTS, CommandType, parseRecord } from '@kpm/contracts';
 import type { BenchSuite } from './harness';
 
 /** A boot command of `n` processes, as a client would write it. */
 function bootRecord(n: number): Buffer {
   const example = EXAMPLE_EVENTS[CommandType.boot];
-  const template = (example.data as BootCommand).processes[0];
+  const template = example.data.processes[0];
   const processes = Array.from({ length: n }, (_, i) => ({
     ...template,
     uuid: undefined,

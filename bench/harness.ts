@@ -7,7 +7,7 @@ export interface BenchCase {
   /** Units of work one call does (records, pods …), for per-unit throughput. */
   units: number;
   unit: string;
-  run: () => unknown | Promise<unknown>;
+  run: () => unknown;
 }
 
 export interface BenchResult {
