@@ -10,3 +10,4 @@ export * from './service-gateway';
 export * from './lease-elector';
 export * from './pod-watch-stream';
 export * from './config-map-gateway';
+export * from './keep-alive-kube-config';

@@ -1,4 +1,5 @@
-import { CoordinationV1Api, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, type KubeConfig, Watch } from '@kubernetes/client-node';
+import { KeepAliveKubeConfig } from './keep-alive-kube-config';
 
 /** The API groups kpm uses, built from one kubeconfig. */
 export interface KubeApis {
@@ -10,7 +11,7 @@ export interface KubeApis {
 
 /** From an explicit kubeconfig path (KUBECONFIG of `.kpm/stack.env`), else the usual defaults (in-cluster too). */
 export function createKubeApis(kubeconfigPath?: string): KubeApis {
-  const config = new KubeConfig();
+  const config = new KeepAliveKubeConfig();
   if (kubeconfigPath) config.loadFromFile(kubeconfigPath);
   else config.loadFromDefault();
   return {
