@@ -79,7 +79,14 @@ export function killCompletion(kill: KillAggregate, table: ProcessTable): Report
     }
     const { failure } = reboot;
     const message = `${failure.name} (${failure.uuid}) was stopped but failed to boot again: ${failure.error.code}: ${failure.error.message}`;
-    return { ...base, status: 'failed', processes: [], errors: [{ message }] };
+    const pending = kill.pending;
+    return {
+      ...base,
+      status: 'failed',
+      processes: [],
+      errors: [{ message }],
+      ...(pending.length > 0 ? { pending } : {}),
+    };
   }
   const processes = kill.targetList().flatMap((target): ProcessInstance[] => {
     const row = table.get(target.uuid);

@@ -61,7 +61,9 @@ export class KillAggregate {
     return [...this.targets.values()].filter((t) => !t.ended).map((t) => t.uuid);
   }
 
+  /** Done when every target ended (and a restart's process is back), or its reboot failed. */
   get done(): boolean {
+    if (this.reboot && 'failure' in this.reboot) return true;
     return this.pending.length === 0 && (this.kind !== 'restart' || this.reboot !== undefined);
   }
 

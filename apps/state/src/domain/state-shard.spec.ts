@@ -262,6 +262,19 @@ describe('StateShard: restart reuses the uuid', () => {
       errors: [{ message: expect.stringMatching(/failed to boot again/) }],
     });
   });
+
+  it('fails a restart at once when its old pod never went away and the reboot failed', () => {
+    const h = restart(
+      killAccepted('restart-1', [['ru-01']], { kind: 'restart' }),
+      bootFailed('restart-1', 'ru-01'),
+    );
+    expect(h.completions().find((c) => c.commandId === 'restart-1')).toMatchObject({
+      status: 'failed',
+      pending: [uuidOf('ru-01')],
+    });
+    h.tick(120_000);
+    expect(h.completions().filter((c) => c.commandId === 'restart-1')).toHaveLength(1);
+  });
 });
 
 describe('StateShard: rejected, logs, ps and flush', () => {

@@ -1,0 +1,65 @@
+import { instance, podOf, SESSION, terminated, uuidOf } from './__fixtures__/facts';
+import { ProcessTable } from './process-table';
+import { processMatcher } from './query-match';
+import type { ProcessTerminated } from '@kpm/contracts';
+
+const termination = (name: string, code: number, life = 1) =>
+  terminated(name, code, life).data as ProcessTerminated;
+
+describe('ProcessTable', () => {
+  it('marks the current pod DEAD and ignores duplicates', () => {
+    const table = new ProcessTable();
+    expect(table.booted(instance('ru-01'))).toMatchObject({ statusCode: 'RUNNING' });
+    expect(table.booted(instance('ru-01'))).toBeUndefined();
+    expect(table.terminated(termination('ru-01', 3))).toMatchObject({
+      statusCode: 'DEAD',
+      returnCode: 3,
+    });
+    expect(table.terminated(termination('ru-01', 3))).toBeUndefined();
+    expect(table.booted(instance('ru-01'))).toBeUndefined(); // a late duplicate never resurrects it
+    expect(table.get(uuidOf('ru-01'))!.statusCode).toBe('DEAD');
+  });
+
+  it('leaves the row alone for a termination of another pod of the uuid', () => {
+    const table = new ProcessTable();
+    table.booted(instance('ru-01', 2));
+    expect(table.terminated(termination('ru-01', 143, 1))).toBeUndefined();
+    expect(table.get(uuidOf('ru-01'))).toMatchObject({
+      podUid: podOf('ru-01', 2),
+      statusCode: 'RUNNING',
+    });
+  });
+
+  it('knows a process from its termination alone, and completes it when its boot fact comes', () => {
+    const table = new ProcessTable();
+    expect(table.terminated(termination('ru-09', 1))).toMatchObject({
+      statusCode: 'DEAD',
+      role: 'unknown',
+    });
+    const merged = table.booted(instance('ru-09'));
+    expect(merged).toMatchObject({ statusCode: 'DEAD', returnCode: 1, role: 'application' });
+  });
+
+  it('flushes only DEAD processes', () => {
+    const table = new ProcessTable();
+    table.booted(instance('ru-01'));
+    table.booted(instance('ru-02'));
+    table.terminated(termination('ru-02', 0));
+    expect(table.flush({}).map((p) => p.uuid)).toEqual([uuidOf('ru-02')]);
+    expect(table.all().map((p) => p.uuid)).toEqual([uuidOf('ru-01')]);
+  });
+});
+
+describe('processMatcher', () => {
+  const ru = instance('ru-01');
+  it('ANDs the selectors and searches names unanchored like re.search', () => {
+    expect(processMatcher({})(ru)).toBe(true);
+    expect(processMatcher({ names: ['u-0'] })(ru)).toBe(true);
+    expect(processMatcher({ names: ['^u-0'] })(ru)).toBe(false);
+    expect(processMatcher({ names: ['nope', 'ru'] })(ru)).toBe(true);
+    expect(processMatcher({ session: SESSION, user: 'daq' })(ru)).toBe(true);
+    expect(processMatcher({ session: SESSION, user: 'other' })(ru)).toBe(false);
+    expect(processMatcher({ uuids: [uuidOf('ru-02')] })(ru)).toBe(false);
+    expect(processMatcher({ names: ['('] })(ru)).toBe(false);
+  });
+});
