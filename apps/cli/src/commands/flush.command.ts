@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { withClient } from '../cli-context';
-import { report } from '../command-outcome';
+import type { CommandCompleted, ProcessInstance } from '@kpm/contracts';
+import { outcomeError, printCompletion } from '../command-outcome';
 import {
   addJsonFlag,
   addQueryFlags,
@@ -10,6 +11,7 @@ import {
   type OutputFlags,
   type QueryFlags,
 } from '../options';
+import { printJson } from '../output';
 
 interface FlushFlags extends OutputFlags, QueryFlags {
   timeout?: number;
@@ -28,9 +30,31 @@ export function registerFlushCommand(program: Command): void {
 }
 
 async function flush(flags: FlushFlags): Promise<void> {
-  await withClient((client) =>
-    report({ command: 'flush', json: flags.json }, () =>
-      client.flush(queryOf(flags), { wait: true, timeoutMs: timeoutMs(flags) }),
-    ),
-  );
+  const query = queryOf(flags);
+  const options = { command: 'flush', json: flags.json };
+  const completions = await withClient(async (client) => {
+    try {
+      // The state service flushes within the command's session: name each one that has DEAD processes.
+      const sessions =
+        query.session !== undefined || query.uuids?.length
+          ? [query.session]
+          : deadSessions(await client.ps(query, { timeoutMs: timeoutMs(flags) }));
+      const done: CommandCompleted[] = [];
+      for (const session of sessions) {
+        const wait = { wait: true, timeoutMs: timeoutMs(flags) };
+        done.push((await client.flush({ ...query, session }, wait)).completion!);
+      }
+      return done;
+    } catch (error) {
+      throw outcomeError(options, error);
+    }
+  });
+  if (flags.json) printJson(completions);
+  else if (completions.length === 0) console.log('no DEAD processes to flush');
+  else for (const completion of completions) printCompletion(completion, options);
+}
+
+function deadSessions(processes: readonly ProcessInstance[]): string[] {
+  const dead = processes.filter((p) => p.statusCode === 'DEAD');
+  return [...new Set(dead.map((p) => p.description.metadata.session))].sort();
 }

@@ -65,10 +65,10 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const dashboard = `http://127.0.0.1:${services.port('state')}/`;
   console.log(`
 ${colours.bold('The stack and the services keep running.')} Explore:
-  npx kpm ps --session ${session}            the process table with exit codes
-  npx kpm tail --session ${session} --from-beginning   everything that happened, in order
-  npx kpm boot -f ${options.file} --wait   boot it again (session "${parsed.boot.session === session ? session : parsed.boot.session}")
-  ${dashboard}                 the state service's dashboard
+  npx kpm ps --session ${session}                                the process table, exit codes
+  npx kpm tail --session ${session} --from-beginning             what happened, in order
+  npx kpm boot -f ${options.file} --session my-run --wait   boot the tree again
+  ${dashboard}                                       the state service's dashboard
 Stop everything with: ${colours.bold('npx kpm services down && npx kpm stack down')}`);
 }
 
@@ -118,7 +118,8 @@ async function playSession(
     step("Terminate the session in drunc's shutdown order");
     const names = new Map(booted.completion!.processes.map((p) => [p.uuid, p]));
     const terminateId = randomUUID();
-    watch.onEvent = (event) => narrate(event, terminateId, names, colours);
+    const started = Date.now();
+    watch.onEvent = (event) => narrate(event, terminateId, names, started, colours);
     const terminated = await client
       .terminate({ session, user: boot.user }, { wait: true, commandId: terminateId })
       .catch((error: unknown) => {
@@ -131,7 +132,10 @@ async function playSession(
     step('Every exit code of the session');
     console.log(formatCompletion(terminated.completion!, colours, EXIT_COLUMNS));
     const processes = await client.ps({ session });
-    console.log(formatProcessTable(processes, colours, EXIT_COLUMNS));
+    const covered = new Set(terminated.completion!.processes.map((p) => p.uuid));
+    if (processes.some((p) => !covered.has(p.uuid))) {
+      console.log(formatProcessTable(processes, colours, EXIT_COLUMNS)); // those it did not target
+    }
     return { session, boot: booted.completion!, terminate: terminated.completion!, processes };
   } finally {
     await watch.close();
@@ -143,6 +147,7 @@ function narrate(
   event: KpmEvent,
   commandId: string,
   processes: Map<string, ProcessInstance>,
+  started: number,
   colours: Colours,
 ): void {
   if (event.type === ProcessEventType.killAccepted && event.data.commandId === commandId) {
@@ -153,6 +158,7 @@ function narrate(
       console.log(`  stage ${i + 1}  ${colours.bold(role.padEnd(28))} ${who}`);
     });
   } else if (event.type === TerminationType.processTerminated) {
-    console.log(`  ${describeEvent(event, colours)}`);
+    const elapsed = `+${((Date.now() - started) / 1000).toFixed(1)} s`;
+    console.log(`  ${colours.dim(elapsed.padStart(8))}  ${describeEvent(event, colours)}`);
   }
 }
