@@ -1,3 +1,4 @@
+import { Partitioners } from 'kafkajs';
 import { BroadcastEventType, CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
 
@@ -30,7 +31,10 @@ const received = (commandId: string) =>
         (e.data as { data?: { commandId?: string } }).data?.commandId === commandId,
     );
 
-async function bootMany(count: number): Promise<{ session: string; ms: number }> {
+async function bootMany(
+  count: number,
+  whileBooting: (session: string) => Promise<void> = () => Promise.resolve(),
+): Promise<{ session: string; ms: number }> {
   const session = h.session(`n${count}`);
   const processes = Array.from({ length: count }, (_, i) => ({
     name: `ru-${String(i).padStart(4, '0')}`,
@@ -40,6 +44,7 @@ async function bootMany(count: number): Promise<{ session: string; ms: number }>
   const id = `boot-${count}`;
   const started = Date.now();
   await h.send(id, CommandType.boot, { session, user: 'scale', processes });
+  await whileBooting(session);
   await h.factCount(processBooted, id, count, 540_000);
   const ms = Date.now() - started;
   expect(h.facts(processBootFailed, id)).toEqual([]);
@@ -72,4 +77,48 @@ describe('large boots', () => {
     );
     console.log(`kill of 200 processes: all pods gone after ${Date.now() - started} ms`);
   });
+
+  it('boots 1000 processes without leaving the consumer group, other partitions going on', async () => {
+    let bigBootedMeanwhile = Infinity;
+    const { session, ms } = await bootMany(1000, async (big) => {
+      // A session whose commands land on another partition is served while the big boot runs.
+      const other = h.session(otherPartitionThan(big));
+      await h.send('boot-other', CommandType.boot, {
+        session: other,
+        user: 'scale',
+        processes: [{ name: 'ru-x', executableAndArguments: [{ exec: 'daq_application' }] }],
+      });
+      await h.fact(processBooted, 'boot-other');
+      bigBootedMeanwhile = h.facts(processBooted, 'boot-1000').length;
+    });
+    expect(h.facts(processBooted, 'boot-1000').length).toBeGreaterThanOrEqual(1000);
+    expect(bigBootedMeanwhile).toBeLessThan(1000);
+    console.log(
+      `a one-process boot on another partition completed while the 1000-process boot (${ms} ms) had booted ${bigBootedMeanwhile}`,
+    );
+    await h.send('terminate-1000', CommandType.terminate, { session, user: 'scale' });
+    await h.until(
+      () => h.namespaceExists(session),
+      (exists) => !exists,
+      300_000,
+    );
+  });
 });
+
+/** A session-name suffix whose record key lands on another of the 6 partitions than `session`. */
+function otherPartitionThan(session: string): string {
+  const partition = Partitioners.DefaultPartitioner();
+  const partitionMetadata = Array.from({ length: 6 }, (_, id) => ({
+    partitionErrorCode: 0,
+    partitionId: id,
+    leader: 0,
+    replicas: [0],
+    isr: [0],
+  }));
+  const of = (key: string) =>
+    partition({ topic: 'commands', partitionMetadata, message: { key, value: null } });
+  for (let i = 0; ; i++) {
+    const candidate = `other-${i}`;
+    if (of(`${session.slice(0, -'n1000'.length)}${candidate}`) !== of(session)) return candidate;
+  }
+}
