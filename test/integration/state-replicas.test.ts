@@ -1,23 +1,14 @@
-import { Kafka, logLevel, type Producer } from 'kafkajs';
-import {
-  completionEventId,
-  CompletionType,
-  topicName,
-  type CommandCompleted,
-  type KpmEvent,
-} from '@kpm/contracts';
-import { ServiceProcess } from '../support/service-process';
+import type { ServiceProcess } from '../support/service-process';
+import { StateBench, stateProcess } from '../support/state-bench';
 import {
   bootAccepted,
   killAccepted,
   processBooted,
-  record,
   terminated,
   testProcesses,
   type TestProcess,
 } from '../support/state-facts';
-import { stackEnv, uniqueTopicPrefix } from '../support/stack-env';
-import { TopicProbe, type ProbedRecord } from '../support/topic-probe';
+import { uniqueTopicPrefix } from '../support/stack-env';
 
 /**
  * Two state replicas split the partitions (so the sessions); a replica that stops answering
@@ -29,20 +20,8 @@ describe('state service: two replicas', () => {
   const sessions = Array.from({ length: 8 }, (_, i) => `daq-${i}`);
   const processes = new Map<string, TestProcess[]>(sessions.map((s) => [s, testProcesses(s, 3)]));
   const replicas: ServiceProcess[] = [];
-  let probe: TopicProbe;
-  let producer: Producer;
+  let bench: StateBench;
 
-  const send = async (topic: 'process-events' | 'terminations', ...events: KpmEvent[]) => {
-    await producer.send({
-      topic: topicName(topic, prefix),
-      acks: -1,
-      messages: events.map(record),
-    });
-  };
-  const completion = (commandId: string) => (r: ProbedRecord) =>
-    r.event?.type === CompletionType.commandCompleted &&
-    r.event.id === completionEventId(commandId);
-  const count = (commandId: string) => probe.records.filter(completion(commandId)).length;
   const owned = async (replica: ServiceProcess): Promise<number> => {
     const metrics = await (await fetch(`${replica.url}/metrics`)).text();
     return Number(/kpm_state_owned_partitions\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? NaN);
@@ -58,25 +37,15 @@ describe('state service: two replicas', () => {
 
   beforeAll(async () => {
     for (const name of ['state-a', 'state-b']) {
-      const replica = new ServiceProcess('state', {
-        KPM_KAFKA_BROKERS: stackEnv().brokers.join(','),
-        KPM_TOPIC_PREFIX: prefix,
-        KPM_INSTANCE: name,
-        KPM_STATE_SESSION_TIMEOUT_MS: '6000',
-      });
+      const replica = stateProcess(prefix, name, { KPM_STATE_SESSION_TIMEOUT_MS: '6000' });
       await replica.start();
       replicas.push(replica);
     }
-    probe = await new TopicProbe(stackEnv().brokers, [topicName('completions', prefix)]).start();
-    producer = new Kafka({ brokers: stackEnv().brokers, logLevel: logLevel.NOTHING }).producer({
-      idempotent: true,
-    });
-    await producer.connect();
+    bench = await new StateBench(prefix, ['completions']).start();
   }, 240_000);
 
   afterAll(async () => {
-    await producer?.disconnect();
-    await probe?.stop();
+    await bench?.stop();
     for (const replica of replicas) {
       replica.signal('SIGCONT');
       await replica.kill('SIGTERM');
@@ -90,13 +59,13 @@ describe('state service: two replicas', () => {
     );
     for (const session of sessions) {
       const list = processes.get(session)!;
-      await send(
+      await bench.send(
         'process-events',
         bootAccepted(`boot-${session}`, session, list),
         ...list.map((p) => processBooted(`boot-${session}`, p)),
       );
     }
-    for (const session of sessions) await probe.waitFor(completion(`boot-${session}`));
+    for (const session of sessions) await bench.completion(`boot-${session}`);
     for (const replica of replicas) {
       await until('the view of every session', async () => {
         const body = (await (await fetch(`${replica.url}/v1/sessions`)).json()) as {
@@ -110,11 +79,11 @@ describe('state service: two replicas', () => {
   it("moves a stalled replica's partitions to the other and completes every kill once", async () => {
     for (const session of sessions) {
       const [first, second] = processes.get(session)!;
-      await send(
+      await bench.send(
         'process-events',
         killAccepted(`kill-${session}`, session, processes.get(session)!),
       );
-      await send('terminations', terminated(first, 143), terminated(second, 0));
+      await bench.send('terminations', terminated(first, 143), terminated(second, 0));
     }
     // Each open kill is visible on exactly the replica that owns its session.
     await until('open kills on their owners', async () => {
@@ -129,10 +98,9 @@ describe('state service: two replicas', () => {
     replicas[0].signal('SIGSTOP'); // a zombie: alive, silent, still holding producers and state
     await until('the other replica owning all 6', async () => (await owned(replicas[1])) === 6);
     for (const session of sessions)
-      await send('terminations', terminated(processes.get(session)![2], 137));
+      await bench.send('terminations', terminated(processes.get(session)![2], 137));
     for (const session of sessions) {
-      const done = (await probe.waitFor(completion(`kill-${session}`))).event!
-        .data as unknown as CommandCompleted;
+      const done = await bench.completion(`kill-${session}`);
       expect(done.status).toBe('succeeded');
       expect(done.processes.map((p) => p.returnCode)).toEqual([143, 0, 137]);
     }
@@ -144,17 +112,17 @@ describe('state service: two replicas', () => {
     );
     // Prove both are live again and every earlier command is still answered once.
     const fresh = testProcesses(sessions[0], 1, 'late');
-    await send(
+    await bench.send(
       'process-events',
       bootAccepted('boot-late', sessions[0], fresh),
       processBooted('boot-late', fresh[0]),
     );
-    await probe.waitFor(completion('boot-late'));
+    await bench.completion('boot-late');
     if (process.env.KPM_TEST_VERBOSE) console.log(replicas[0].logs());
     for (const replica of replicas) expect((await fetch(`${replica.url}/readyz`)).status).toBe(200);
     for (const session of sessions) {
-      expect(count(`boot-${session}`)).toBe(1);
-      expect(count(`kill-${session}`)).toBe(1);
+      expect(bench.completions(`boot-${session}`)).toBe(1);
+      expect(bench.completions(`kill-${session}`)).toBe(1);
     }
   }, 180_000);
 });

@@ -1,22 +1,13 @@
-import { Kafka, logLevel, type Producer } from 'kafkajs';
-import {
-  completionEventId,
-  CompletionType,
-  topicName,
-  type CommandCompleted,
-  type KpmEvent,
-} from '@kpm/contracts';
-import { ServiceProcess } from '../support/service-process';
+import type { ServiceProcess } from '../support/service-process';
+import { StateBench, stateProcess } from '../support/state-bench';
 import {
   bootAccepted,
   killAccepted,
   processBooted,
-  record,
   terminated,
   testProcesses,
 } from '../support/state-facts';
-import { stackEnv, uniqueTopicPrefix } from '../support/stack-env';
-import { TopicProbe, type ProbedRecord } from '../support/topic-probe';
+import { uniqueTopicPrefix } from '../support/stack-env';
 
 /** How fast one state replica keeps up with a 1000-process boot and kill on this machine. */
 describe('state service: 1000 processes', () => {
@@ -24,61 +15,34 @@ describe('state service: 1000 processes', () => {
   const session = 'big-run';
   const many = testProcesses(session, 1000, 'app');
   let state: ServiceProcess;
-  let probe: TopicProbe;
-  let producer: Producer;
-
-  const send = async (topic: 'process-events' | 'terminations', events: KpmEvent[]) => {
-    for (let i = 0; i < events.length; i += 200) {
-      await producer.send({
-        topic: topicName(topic, prefix),
-        acks: -1,
-        messages: events.slice(i, i + 200).map(record),
-      });
-    }
-  };
-  const completion = (commandId: string) => (r: ProbedRecord) =>
-    r.event?.type === CompletionType.commandCompleted &&
-    r.event.id === completionEventId(commandId);
+  let bench: StateBench;
 
   beforeAll(async () => {
-    state = new ServiceProcess('state', {
-      KPM_KAFKA_BROKERS: stackEnv().brokers.join(','),
-      KPM_TOPIC_PREFIX: prefix,
-      KPM_INSTANCE: 'state-load',
-    });
+    state = stateProcess(prefix, 'state-load');
     await state.start();
-    probe = await new TopicProbe(stackEnv().brokers, [topicName('completions', prefix)]).start();
-    producer = new Kafka({ brokers: stackEnv().brokers, logLevel: logLevel.NOTHING }).producer({
-      idempotent: true,
-    });
-    await producer.connect();
+    bench = await new StateBench(prefix, ['completions']).start();
   }, 180_000);
 
   afterAll(async () => {
-    await producer?.disconnect();
-    await probe?.stop();
+    await bench?.stop();
     await state?.kill('SIGTERM');
   }, 60_000);
 
   it('completes a 1000-process boot and a 1000-process kill, and restores them quickly', async () => {
     const bootStart = Date.now();
-    await send('process-events', [
+    await bench.send(
+      'process-events',
       bootAccepted('boot-1000', session, many),
       ...many.map((p) => processBooted('boot-1000', p)),
-    ]);
-    const boot = (await probe.waitFor(completion('boot-1000'), 60_000)).event!
-      .data as unknown as CommandCompleted;
+    );
+    const boot = await bench.completion('boot-1000', 60_000);
     const bootMs = Date.now() - bootStart;
     expect(boot.processes).toHaveLength(1000);
 
     const killStart = Date.now();
-    await send('process-events', [killAccepted('kill-1000', session, many)]);
-    await send(
-      'terminations',
-      many.map((p, i) => terminated(p, i % 7 === 0 ? 137 : 143)),
-    );
-    const kill = (await probe.waitFor(completion('kill-1000'), 60_000)).event!
-      .data as unknown as CommandCompleted;
+    await bench.send('process-events', killAccepted('kill-1000', session, many));
+    await bench.send('terminations', ...many.map((p, i) => terminated(p, i % 7 === 0 ? 137 : 143)));
+    const kill = await bench.completion('kill-1000', 60_000);
     const killMs = Date.now() - killStart;
     expect(kill.status).toBe('succeeded');
     expect(kill.processes.filter((p) => p.statusCode === 'DEAD')).toHaveLength(1000);

@@ -1,26 +1,23 @@
-import { Kafka, logLevel, type Producer } from 'kafkajs';
 import {
   BroadcastEventType,
   CommandType,
   completionEventId,
-  CompletionType,
   topicName,
   type CommandCompleted,
-  type KpmEvent,
 } from '@kpm/contracts';
-import { ServiceProcess } from '../support/service-process';
+import type { ServiceProcess } from '../support/service-process';
+import { isCompletion, StateBench, stateProcess } from '../support/state-bench';
 import {
   bootAccepted,
   commandRejected,
   killAccepted,
   processBooted,
   queryCommand,
-  record,
   terminated,
   testProcesses,
 } from '../support/state-facts';
-import { stackEnv, uniqueTopicPrefix } from '../support/stack-env';
-import { TopicProbe, type ProbedRecord } from '../support/topic-probe';
+import { uniqueTopicPrefix } from '../support/stack-env';
+import type { ProbedRecord, TopicProbe } from '../support/topic-probe';
 
 /**
  * The state service on the real broker, fed facts directly (no boot-worker or watcher needed):
@@ -31,29 +28,11 @@ describe('state service', () => {
   const session = 'run-7';
   const other = 'run-8';
   let state: ServiceProcess;
+  let bench: StateBench;
   let probe: TopicProbe;
-  let producer: Producer;
 
-  const env = () => ({
-    KPM_KAFKA_BROKERS: stackEnv().brokers.join(','),
-    KPM_TOPIC_PREFIX: prefix,
-    KPM_INSTANCE: 'state-test',
-    // A SIGKILLed member holds its partitions until its session times out: keep that short.
-    KPM_STATE_SESSION_TIMEOUT_MS: '6000',
-  });
-  const send = async (
-    topic: 'process-events' | 'terminations' | 'commands',
-    ...events: KpmEvent[]
-  ) => {
-    await producer.send({
-      topic: topicName(topic, prefix),
-      acks: -1,
-      messages: events.map(record),
-    });
-  };
-  const completion = (commandId: string) => (r: ProbedRecord) =>
-    r.event?.type === CompletionType.commandCompleted &&
-    r.event.id === completionEventId(commandId);
+  const send: StateBench['send'] = (topic, ...events) => bench.send(topic, ...events);
+  const completion = isCompletion;
   const completionsOf = (commandId: string) =>
     probe.records
       .filter(completion(commandId))
@@ -74,22 +53,15 @@ describe('state service', () => {
   };
 
   beforeAll(async () => {
-    state = new ServiceProcess('state', env());
+    // A SIGKILLed member holds its partitions until its session times out: keep that short.
+    state = stateProcess(prefix, 'state-test', { KPM_STATE_SESSION_TIMEOUT_MS: '6000' });
     await state.start();
-    probe = await new TopicProbe(stackEnv().brokers, [
-      topicName('completions', prefix),
-      topicName('broadcast', prefix),
-      topicName('processes', prefix),
-    ]).start();
-    producer = new Kafka({ brokers: stackEnv().brokers, logLevel: logLevel.NOTHING }).producer({
-      idempotent: true,
-    });
-    await producer.connect();
+    bench = await new StateBench(prefix, ['completions', 'broadcast', 'processes']).start();
+    probe = bench.probe;
   }, 180_000);
 
   afterAll(async () => {
-    await producer?.disconnect();
-    await probe?.stop();
+    await bench?.stop();
     await state?.kill('SIGTERM');
   }, 60_000);
 
