@@ -308,3 +308,44 @@ describe('failures', () => {
     expect((booted.data.process as { podName: string }).podName).toBe('fine');
   });
 });
+
+describe('sessions over time', () => {
+  it('frees a name once its process ended: booting it again replaces the dead pod', async () => {
+    const session = h.session('crash');
+    const crashing = app('ru-01', '1.1.1', {
+      annotations: { 'sim.kpm.daq/exit-code': '3', 'sim.kpm.daq/run-ms': '200' },
+    });
+    await h.send('boot-crash', CommandType.boot, { session, user: 'frank', processes: [crashing] });
+    const first = await h.fact(processBooted, 'boot-crash');
+    const dead = await h.until(
+      () => h.pods(session),
+      (pods) => pods[0]?.status?.phase === 'Failed' && !pods[0].metadata!.finalizers?.length,
+    );
+    expect(dead[0].status!.containerStatuses![0].state!.terminated!.exitCode).toBe(3);
+    await h.send('boot-again', CommandType.boot, {
+      session,
+      user: 'frank',
+      processes: [app('ru-01', '1.1.1')],
+    });
+    const again = await h.fact(processBooted, 'boot-again');
+    const podUid = (e: typeof first) => (e.data.process as { podUid: string }).podUid;
+    expect(podUid(again)).not.toBe(podUid(first));
+    const pods = await h.pods(session);
+    expect(pods.map((p) => p.metadata!.uid)).toEqual([podUid(again)]);
+  });
+
+  it('waits out a Terminating namespace of the same session, then boots into a new one', async () => {
+    const session = h.session('reboot');
+    const processes = [app('root', '0'), app('ru-01', '1.1.1')];
+    await h.send('boot-first', CommandType.boot, { session, user: 'gina', processes });
+    await h.factCount(processBooted, 'boot-first', 2);
+    const before = await h.core.readNamespace({ name: session });
+    await h.send('terminate-first', CommandType.terminate, { session, user: 'gina' });
+    await h.send('boot-second', CommandType.boot, { session, user: 'gina', processes });
+    await h.factCount(processBooted, 'boot-second', 2, 150_000);
+    expect(h.facts(processBootFailed, 'boot-second')).toEqual([]);
+    const after = await h.core.readNamespace({ name: session });
+    expect(after.metadata!.uid).not.toBe(before.metadata!.uid);
+    expect((await h.pods(session)).map((p) => p.metadata!.name).sort()).toEqual(['root', 'ru-01']);
+  });
+});

@@ -74,7 +74,8 @@ export class ProcessBooter {
 
   /**
    * 409 means a pod of that name exists: ours (same uuid) is adopted; an ended one of an earlier
-   * process is waited out (the watcher releases it once recorded); a running one is refused.
+   * process is deleted and waited out (the watcher releases it once recorded); a running one is
+   * refused.
    */
   private async createOrAdopt(
     body: V1Pod,
@@ -103,6 +104,8 @@ export class ProcessBooter {
         const other = existing.metadata?.labels?.[this.cluster.labels.uuid];
         return fail('NameTaken', `pod ${namespace}/${name} runs another process (uuid ${other})`);
       }
+      // The earlier process ended; its pod stays until deleted (restartPolicy Never): free the name.
+      if (!existing.metadata?.deletionTimestamp) await this.cluster.pods.delete(existing, 0);
       const timeoutMs = this.settings.podManagement.restartCleanupTime * 1000;
       const pending = await this.cluster.waitGone([existing], timeoutMs, signal);
       checkStopping(signal);
