@@ -235,6 +235,14 @@ describe('state service', () => {
     expect((await api('/v1/commands/no-such-command')).status).toBe(404);
     const metrics = await (await fetch(`${state.url}/metrics`)).text();
     expect(metrics).toMatch(/kpm_state_owned_partitions\{service="state"\} 6/);
+    const ready = await api<{ ready: boolean; parts: Record<string, { detail?: string }> }>(
+      '/readyz',
+    );
+    expect(ready.body.ready).toBe(true);
+    expect(ready.body.parts['kafka-consumer'].detail).toBe('owns partitions [0, 1, 2, 3, 4, 5]');
+    const dashboard = await fetch(`${state.url}/`);
+    expect(dashboard.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await dashboard.text()).toMatch(/new EventSource\('\/v1\/events'\)/);
   }, 180_000);
 
   it('shows an open command with its pending uuids', async () => {
