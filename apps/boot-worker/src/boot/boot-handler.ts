@@ -4,7 +4,6 @@
  * for, the rest concurrently under `bootConcurrency` — streaming `process.booted` /
  * `process.boot-failed` as they settle.
  */
-import type { V1Namespace } from '@kubernetes/client-node';
 import { mapConcurrent } from '@kpm/common';
 import type { BootCommand, FieldError } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
@@ -14,13 +13,16 @@ import { StopRequested, type CommandContext } from '../commands/command-context'
 import { FactBatcher, type FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { bootFailedFact, bootOutcomeFact } from '../facts/boot-outcome';
-import { validateBoot, type NamespaceView } from './boot-validator';
+import { validateBoot } from './boot-validator';
 import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext, PodBuilder } from './pod-builder';
 import { isAlive } from './pod-state';
 import type { BootFailure, BootOutcome, ProcessBooter } from './process-booter';
+import { SessionNamespace } from './session-namespace';
 
 export class BootHandler {
+  private readonly sessions: SessionNamespace;
+
   constructor(
     private readonly cluster: Cluster,
     private readonly booter: ProcessBooter,
@@ -28,7 +30,9 @@ export class BootHandler {
     private readonly facts: ProcessFacts,
     private readonly sink: FactSink,
     private readonly settings: KpmSettings,
-  ) {}
+  ) {
+    this.sessions = new SessionNamespace(cluster, settings);
+  }
 
   /** Boots the command's processes; returns the reasons it is refused, if it is. */
   async handle(command: BootCommand, context: CommandContext): Promise<FieldError[]> {
@@ -42,7 +46,7 @@ export class BootHandler {
         session,
         user,
         processes,
-        namespace: namespace && this.view(namespace),
+        namespace: namespace && this.sessions.view(namespace),
         existing: existing.map((p) => ({ name: p.name, uuid: p.uuid, alive: isAlive(p.pod) })),
       },
       {
@@ -72,10 +76,11 @@ export class BootHandler {
     const batcher = new FactBatcher(this.sink, {
       lingerMs: 200,
       maxBatch: 250,
-      onFlush: () => void context.heartbeat(),
+      // A failed heartbeat means a rebalance: the transport notices it; nothing to do here.
+      onFlush: () => void context.heartbeat().catch(() => undefined),
     });
     try {
-      const unusable = await this.prepareNamespace(namespace, session, user, context.signal);
+      const unusable = await this.sessions.prepare(namespace, session, user, context.signal);
       if (unusable) {
         for (const p of processes) batcher.add(this.failed(p, bootContext, subject, unusable));
         return [];
@@ -139,62 +144,6 @@ export class BootHandler {
       const { reason, message } = failureOf(error);
       return { ok: false, code: reason || 'BootFailed', message };
     }
-  }
-
-  /**
-   * Creates the namespace when missing, after waiting out a Terminating one; returns why the
-   * session cannot be used, or undefined when it is ready.
-   */
-  private async prepareNamespace(
-    current: V1Namespace | undefined,
-    session: string,
-    user: string,
-    signal: AbortSignal,
-  ): Promise<BootFailure | undefined> {
-    let namespace = current;
-    if (namespace?.metadata?.deletionTimestamp) {
-      const timeoutS = this.settings.podManagement.namespaceCleanupTimeout;
-      const gone = await this.cluster.waitNamespaceGone(session, timeoutS * 1000, signal);
-      if (signal.aborted) throw new StopRequested();
-      if (!gone) {
-        return {
-          ok: false,
-          code: 'NamespaceTerminating',
-          message: `namespace ${session} is still terminating after ${timeoutS} s`,
-        };
-      }
-      namespace = undefined;
-    }
-    if (!namespace) {
-      const { labels } = this.cluster;
-      namespace = await this.cluster.namespaces.create(session, {
-        [labels.session]: session,
-        [labels.user]: user,
-        // drunc's setting: host mounts and privileged processes need the privileged level.
-        'pod-security.kubernetes.io/enforce': 'privileged',
-      });
-    }
-    const view = this.view(namespace);
-    if (!view.kpm || view.owner !== user) {
-      return {
-        ok: false,
-        code: 'SessionTaken',
-        message: `namespace ${session} was taken meanwhile by ${view.owner ?? 'someone other than kpm'}`,
-      };
-    }
-    if (namespace.metadata?.deletionTimestamp) {
-      return {
-        ok: false,
-        code: 'NamespaceTerminating',
-        message: `namespace ${session} is being deleted`,
-      };
-    }
-    return undefined;
-  }
-
-  private view(namespace: V1Namespace): NamespaceView {
-    const labels = namespace.metadata?.labels;
-    return { kpm: this.cluster.labels.isOurs(labels), owner: labels?.[this.cluster.labels.user] };
   }
 
   private factOf(

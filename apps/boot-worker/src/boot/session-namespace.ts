@@ -1,0 +1,87 @@
+/**
+ * The session's namespace for a boot: created with kpm's creator label and the owner's user
+ * label (plus drunc's pod-security level), after waiting out a Terminating one of the same name.
+ */
+import type { V1Namespace } from '@kubernetes/client-node';
+import type { KpmSettings } from '@kpm/config';
+import { failureOf } from '@kpm/kube';
+import type { Cluster } from '../cluster';
+import { StopRequested } from '../commands/command-context';
+import type { NamespaceView } from './boot-validator';
+import type { BootFailure } from './process-booter';
+
+export class SessionNamespace {
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly settings: KpmSettings,
+  ) {}
+
+  view(namespace: V1Namespace): NamespaceView {
+    const labels = namespace.metadata?.labels;
+    return { kpm: this.cluster.labels.isOurs(labels), owner: labels?.[this.cluster.labels.user] };
+  }
+
+  /** Why the session cannot take the boot's processes, or undefined once its namespace is ready. */
+  async prepare(
+    current: V1Namespace | undefined,
+    session: string,
+    user: string,
+    signal: AbortSignal,
+  ): Promise<BootFailure | undefined> {
+    try {
+      return await this.ensure(current, session, user, signal);
+    } catch (error) {
+      if (error instanceof StopRequested) throw error;
+      const { reason, message } = failureOf(error);
+      return {
+        ok: false,
+        code: reason || 'NamespaceFailed',
+        message: `namespace ${session}: ${message}`,
+      };
+    }
+  }
+
+  private async ensure(
+    current: V1Namespace | undefined,
+    session: string,
+    user: string,
+    signal: AbortSignal,
+  ): Promise<BootFailure | undefined> {
+    let namespace = current;
+    if (namespace?.metadata?.deletionTimestamp) {
+      const timeoutS = this.settings.podManagement.namespaceCleanupTimeout;
+      const gone = await this.cluster.waitNamespaceGone(session, timeoutS * 1000, signal);
+      if (signal.aborted) throw new StopRequested();
+      if (!gone)
+        return fail(
+          'NamespaceTerminating',
+          `namespace ${session} is still terminating after ${timeoutS} s`,
+        );
+      namespace = undefined;
+    }
+    if (!namespace) {
+      const { labels } = this.cluster;
+      namespace = await this.cluster.namespaces.create(session, {
+        [labels.session]: session,
+        [labels.user]: user,
+        // drunc's setting: host mounts and privileged processes need the privileged level.
+        'pod-security.kubernetes.io/enforce': 'privileged',
+      });
+    }
+    const view = this.view(namespace);
+    if (!view.kpm || view.owner !== user) {
+      return fail(
+        'SessionTaken',
+        `namespace ${session} was taken meanwhile by ${view.owner ?? 'someone other than kpm'}`,
+      );
+    }
+    if (namespace.metadata?.deletionTimestamp) {
+      return fail('NamespaceTerminating', `namespace ${session} is being deleted`);
+    }
+    return undefined;
+  }
+}
+
+function fail(code: string, message: string): BootFailure {
+  return { ok: false, code, message };
+}
