@@ -136,27 +136,43 @@ export class TransactionalRunner {
 
   /** Creates owners for `partitions` and restores them together (one read of the history). */
   private restore(partitions: number[]): void {
-    const owners = partitions.map((p) => {
+    let settle!: () => void;
+    const ready = new Promise<void>((resolve) => (settle = resolve));
+    void this.restoreWithRetries(this.createOwners(partitions, ready)).finally(settle);
+  }
+
+  private createOwners(partitions: readonly number[], ready: Promise<void>): PartitionOwner[] {
+    return partitions.map((p) => {
       const owner = new PartitionOwner(p, this.producerFor(p));
+      owner.ready = ready;
       this.owners.set(p, owner);
       return owner;
     });
-    const ready = this.restoreWithRetries(owners);
-    for (const owner of owners) owner.ready = ready;
   }
 
-  private async restoreWithRetries(owners: PartitionOwner[]): Promise<void> {
+  private async restoreWithRetries(first: PartitionOwner[]): Promise<void> {
+    let owners = first;
     for (let attempt = 1; ; attempt++) {
-      const current = owners.filter((o) => this.owners.get(o.partition) === o);
-      if (current.length === 0 || this.stopping) return;
+      owners = owners.filter((o) => this.owners.get(o.partition) === o);
+      if (owners.length === 0 || this.stopping) return;
       try {
-        await this.restoreOnce(current);
+        await this.restoreOnce(owners);
         return;
       } catch (error) {
         this.options.logger?.warn(
           `restoring partitions failed (attempt ${attempt}): ${message(error)}`,
         );
+        // A producer that failed (fenced, say) is not used again: the next attempt starts afresh.
+        for (const owner of owners) {
+          this.options.handler.release(owner.partition);
+          await owner.producer.disconnect().catch(() => undefined);
+        }
         await delay(backoffDelay(attempt, { initialMs: 500, maxMs: 15_000 }));
+        const still = owners.filter((o) => this.owners.get(o.partition) === o);
+        owners = this.createOwners(
+          still.map((o) => o.partition),
+          first[0].ready,
+        );
       }
     }
   }
@@ -219,16 +235,26 @@ export class TransactionalRunner {
     const p = batch.partition;
     // A member that was stalled (a zombie) learns here that its group moved on, before it acts.
     await heartbeat();
-    if (!this.owners.has(p)) this.restore([p]); // a batch before its GROUP_JOIN was seen
-    const owner = this.owners.get(p)!;
+    if (!this.owners.has(p)) {
+      if (!this.assigned.has(p)) return; // not ours (any more): never fence the real owner for it
+      this.restore([p]); // ours, but its state was dropped after a failure
+    }
+    let owner = this.owners.get(p)!;
     const { heartbeatEveryMs = 1_000 } = this.options;
-    await whileHeartbeating(
-      heartbeat,
-      heartbeatEveryMs,
-      () => owner.ready,
-      (e) => this.heartbeatFailed(e),
-    );
-    if (!isRunning() || isStale() || this.owners.get(p) !== owner || !owner.restored) return;
+    for (;;) {
+      await whileHeartbeating(
+        heartbeat,
+        heartbeatEveryMs,
+        () => owner.ready,
+        (e) => this.heartbeatFailed(e),
+      );
+      const current = this.owners.get(p);
+      if (current === owner) break;
+      // Lost p, or its restore started over: leave the batch unresolved (it is fetched again).
+      if (!current || !isRunning() || isStale()) return;
+      owner = current;
+    }
+    if (!isRunning() || isStale() || !owner.restored) return;
     const from = owner.next.get(batch.topic) ?? 0n;
     const messages = batch.messages.filter((m) => BigInt(m.offset) >= from);
     const last = batch.messages[batch.messages.length - 1];
@@ -241,8 +267,9 @@ export class TransactionalRunner {
       heartbeatEveryMs,
       () =>
         owner.enqueue(async () => {
-          if (this.owners.get(p) !== owner)
-            throw new Error(`partition ${p} was reset; the batch is fetched again`);
+          if (this.owners.get(p) !== owner) {
+            throw new PartitionReset(p, 'its state was restored again; the batch is fetched again');
+          }
           const records = messages.map((m) => toInboundRecord(batch.topic, p, m));
           try {
             const outputs = this.options.handler.process(p, records);
