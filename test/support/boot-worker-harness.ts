@@ -15,6 +15,7 @@ import { KpmLabels } from '@kpm/kube';
 import { runService } from '@kpm/service-kit';
 import { BootWorkerModule } from '../../apps/boot-worker/src/boot-worker.module';
 import { FinalizerJanitor } from './finalizer-janitor';
+import { ServiceProcess } from './service-process';
 import { testSettings } from './services';
 import { stackEnv, uniqueTopicPrefix } from './stack-env';
 import { TopicProbe } from './topic-probe';
@@ -38,6 +39,8 @@ export class BootWorkerHarness {
   readonly labels: KpmLabels;
   readonly sessions = new Set<string>();
   app?: INestApplication;
+  child?: ServiceProcess;
+  childEnv: Record<string, string> = {};
   probe!: TopicProbe;
   janitor!: FinalizerJanitor;
   private producer!: Producer;
@@ -56,17 +59,39 @@ export class BootWorkerHarness {
     this.labels = new KpmLabels(domain);
   }
 
-  static async start(label: string, env: Record<string, string> = {}): Promise<BootWorkerHarness> {
+  /**
+   * Starts the suite's boot-worker: in-process, or (`child`) as a child process the way
+   * `kpm services up` runs it, so a test can SIGKILL it mid-command.
+   */
+  static async start(
+    label: string,
+    env: Record<string, string> = {},
+    options: { child?: boolean } = {},
+  ): Promise<BootWorkerHarness> {
     const prefix = uniqueTopicPrefix(label);
     const domain = `${label}-${randomBytes(3).toString('hex')}.test.daq`;
     const settings = testSettings('boot-worker', prefix, { KPM_LABEL_DOMAIN: domain, ...env });
     const harness = new BootWorkerHarness(label, prefix, domain, settings);
     harness.janitor = new FinalizerJanitor(harness.kubeconfig, domain).start();
-    harness.app = await runService(
-      BootWorkerModule.register(settings),
-      settings,
-      BootWorkerModule.consumer(settings),
-    );
+    if (options.child) {
+      const { brokers, kubeconfig } = stackEnv();
+      harness.childEnv = {
+        KPM_KAFKA_BROKERS: brokers.join(','),
+        KPM_TOPIC_PREFIX: prefix,
+        KPM_LABEL_DOMAIN: domain,
+        KPM_INSTANCE: `${label}-child`,
+        ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
+        ...env,
+      };
+      harness.child = new ServiceProcess('boot-worker', harness.childEnv);
+      await harness.child.start();
+    } else {
+      harness.app = await runService(
+        BootWorkerModule.register(settings),
+        settings,
+        BootWorkerModule.consumer(settings),
+      );
+    }
     harness.probe = await new TopicProbe(stackEnv().brokers, [
       topicName('process-events', prefix),
       topicName('broadcast', prefix),
@@ -192,6 +217,7 @@ export class BootWorkerHarness {
 
   async close(): Promise<void> {
     await this.app?.close();
+    await this.child?.kill('SIGTERM');
     await this.probe?.stop();
     await this.producer?.disconnect();
     await this.janitor?.stop();
