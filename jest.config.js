@@ -23,6 +23,8 @@ const common = {
   transform,
   transformIgnorePatterns,
   testEnvironment: 'node',
+  // The local stack's data (etcd keeps *.snap files) is not part of the code jest maps.
+  modulePathIgnorePatterns: ['<rootDir>/.kpm/'],
 };
 
 module.exports = {
