@@ -219,7 +219,7 @@ describe('restart', () => {
     expect(now.metadata!.uid).toBe(process.podUid);
     expect(now.metadata!.labels![h.labels.uuid]).toBe(uuid(0));
     expect(now.metadata!.annotations![h.labels.commandAnnotation]).toBe('restart-ru-01');
-    expect(h.janitor.released.has(old.metadata!.uid!)).toBe(true);
+    expect(h.janitor!.released.has(old.metadata!.uid!)).toBe(true);
 
     // Redelivered: no third pod, the same facts again.
     await h.send('restart-ru-01', CommandType.restart, { query });

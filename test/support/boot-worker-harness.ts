@@ -42,7 +42,7 @@ export class BootWorkerHarness {
   child?: ServiceProcess;
   childEnv: Record<string, string> = {};
   probe!: TopicProbe;
-  janitor!: FinalizerJanitor;
+  janitor?: FinalizerJanitor;
   private producer!: Producer;
   private readonly suffix = randomBytes(3).toString('hex');
 
@@ -66,13 +66,16 @@ export class BootWorkerHarness {
   static async start(
     label: string,
     env: Record<string, string> = {},
-    options: { child?: boolean } = {},
+    options: { child?: boolean; janitor?: boolean } = {},
   ): Promise<BootWorkerHarness> {
     const prefix = uniqueTopicPrefix(label);
     const domain = `${label}-${randomBytes(3).toString('hex')}.test.daq`;
     const settings = testSettings('boot-worker', prefix, { KPM_LABEL_DOMAIN: domain, ...env });
     const harness = new BootWorkerHarness(label, prefix, domain, settings);
-    harness.janitor = new FinalizerJanitor(harness.kubeconfig, domain).start();
+    // Without the janitor a suite runs the real watcher on the same label domain.
+    if (options.janitor !== false) {
+      harness.janitor = new FinalizerJanitor(harness.kubeconfig, domain).start();
+    }
     if (options.child) {
       const { brokers, kubeconfig } = stackEnv();
       harness.childEnv = {
