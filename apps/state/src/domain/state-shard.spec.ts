@@ -48,6 +48,7 @@ class Harness {
 
 const NAMES = ['ru-01', 'ru-02', 'ru-03'];
 const EXIT = { 'ru-01': 143, 'ru-02': 0, 'ru-03': 137 } as const;
+const popcount = (n: number) => n.toString(2).replace(/0/g, '').length;
 const bootAll = () => [bootAccepted('boot-1', NAMES), ...NAMES.map((n) => booted('boot-1', n))];
 const exits = (c: CommandCompleted) =>
   Object.fromEntries(
@@ -137,6 +138,46 @@ describe('StateShard: kill in every interleaving', () => {
       });
     },
   );
+
+  it('completes once in all 720 orders of the kill.accepted, three terminations, a duplicate and a foreign one', () => {
+    const facts = [...killFacts(), terminated('ru-01', 143), terminated('other', 9)];
+    for (const order of permutations([0, 1, 2, 3, 4, 5])) {
+      const h = new Harness().feed(...bootAll(), ...order.map((i) => facts[i]));
+      const kills = h.completions().filter((c) => c.commandId === 'kill-1');
+      expect(kills).toHaveLength(1);
+      expect(exits(kills[0])).toEqual({
+        'ru-01': ['DEAD', 143],
+        'ru-02': ['DEAD', 0],
+        'ru-03': ['DEAD', 137],
+      });
+      expect(h.broadcasts('SUBPROCESS_STATUS_UPDATE')).toHaveLength(4);
+    }
+  });
+
+  it('completes once in all 336 interleavings of the boot facts (in their order) with the terminations', () => {
+    const facts = killFacts();
+    const processEvents = [...bootAll(), facts[0]];
+    const terminations = facts.slice(1);
+    let orders = 0;
+    for (const ends of permutations(terminations)) {
+      // Choose where the 3 terminations sit among the 8 slots; process-events keep their order.
+      for (let mask = 0; mask < 1 << 8; mask++) {
+        if (popcount(mask) !== 3) continue;
+        const sequence: KpmEvent[] = [];
+        let [e, t] = [0, 0];
+        for (let slot = 0; slot < 8; slot++)
+          sequence.push(mask & (1 << slot) ? ends[t++] : processEvents[e++]);
+        const h = new Harness().feed(...sequence);
+        expect(h.completions().map((c) => [c.commandId, c.status])).toEqual([
+          ['boot-1', 'succeeded'],
+          ['kill-1', 'succeeded'],
+        ]);
+        expect(h.shard.table.all().map((p) => p.statusCode)).toEqual(['DEAD', 'DEAD', 'DEAD']);
+        orders++;
+      }
+    }
+    expect(orders).toBe(6 * 56);
+  });
 
   it('keeps terminations that came before the process.booted and the kill.accepted', () => {
     const h = new Harness().feed(
