@@ -124,7 +124,7 @@ describe('session file', () => {
         line: 3,
         column: 12,
         path: 'defaults.name',
-        message: expect.stringContaining('image, env'),
+        message: expect.stringContaining('image, executableAndArguments, env'),
       },
     ]);
   });

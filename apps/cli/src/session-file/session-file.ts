@@ -30,9 +30,10 @@ export interface SessionOverrides {
 }
 
 const TOP_LEVEL = ['session', 'user', 'defaults', 'processes'];
-/** What `defaults` may set: everything of a process except its identity and commands. */
+/** What `defaults` may set: everything of a process except its identity. */
 const DEFAULTABLE = [
   'image',
+  'executableAndArguments',
   'env',
   'executionDirectory',
   'logsPath',
