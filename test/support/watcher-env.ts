@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { Kafka, logLevel } from 'kafkajs';
+import { topicSpecs } from '@kpm/contracts';
 import { loadSettings, type KpmSettings, type WatcherConfig } from '@kpm/config';
+import { TopicAdmin } from '@kpm/kafka';
 import type { PodLab } from './kpm-pods';
 import { stackEnv } from './stack-env';
 
@@ -57,4 +60,10 @@ function kubeconfigFor(server: string, dir: string, source?: string): string {
   const file = join(dir, 'kubeconfig');
   writeFileSync(file, stringify(config));
   return file;
+}
+
+/** Creates the prefix's topics, so a probe can subscribe before any service started. */
+export async function ensureTopics(prefix: string): Promise<void> {
+  const kafka = new Kafka({ brokers: stackEnv().brokers, logLevel: logLevel.NOTHING });
+  await new TopicAdmin(kafka).ensure(topicSpecs({ prefix }));
 }

@@ -131,8 +131,26 @@ describe('TerminationTracker', () => {
 
   it('does not release a finalizer the pod no longer holds', () => {
     const t = tracker();
-    t.observe('MODIFIED', pod({ exitCode: 0, finalizers: [] }), 'watch');
+    t.observe('ADDED', pod({ running: true, finalizers: [] }), 'watch');
+    expect(
+      publishes(t.observe('MODIFIED', pod({ exitCode: 0, finalizers: [] }), 'watch')),
+    ).toHaveLength(1);
     expect(t.published(['uid-1'])).toEqual([]);
+  });
+
+  it('takes a pod first seen ended and released as recorded before (no re-publication after a restart)', () => {
+    const t = tracker();
+    expect(
+      t.resync([
+        pod({ uid: 'old', exitCode: 3, finalizers: [] }),
+        pod({ uid: 'held', exitCode: 3 }),
+      ]),
+    ).toMatchObject([{ kind: 'publish', termination: { identity: { podUid: 'held' } } }]);
+    expect(t.counts()).toEqual({ watching: 0, publishing: 1, recorded: 1 });
+    expect(t.observe('DELETED', pod({ uid: 'old', exitCode: 3, finalizers: [] }), 'watch')).toEqual(
+      [],
+    );
+    expect(t.counts()).toEqual({ watching: 0, publishing: 1, recorded: 0 });
   });
 
   it('publishes a pod deleted without its finalizer from the DELETED event and forgets it after the ack', () => {

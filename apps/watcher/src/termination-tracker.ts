@@ -7,6 +7,9 @@
  *   (137 ContainerStatusUnknown), and the publication may be retried in between.
  * - The finalizer is released only after the termination is on Kafka, on any event type.
  * - A re-list (start, 410, periodic reconcile) reports pods it knew that are gone as PodVanished.
+ * - A pod first seen already ended and without the finalizer was recorded before (by an earlier
+ *   watcher: the finalizer goes only after publication), so a restart does not re-publish every
+ *   ended pod still lying around. One still holding it is published (again: same id).
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DetectionSource } from '@kpm/contracts';
@@ -51,6 +54,7 @@ export class TerminationTracker {
     const uid = pod.metadata?.uid;
     if (!uid || !this.labels.isOurs(pod.metadata?.labels)) return [];
     let entry = this.entries.get(uid);
+    const firstSight = !entry;
     if (!entry) {
       entry = {
         identity: podIdentity(pod, this.labels),
@@ -75,6 +79,10 @@ export class TerminationTracker {
 
     const verdict = terminalVerdict(pod, type, this.fatalWaitingReasons);
     if (!verdict.terminal) return [];
+    if (firstSight && type !== 'DELETED' && !this.holdsFinalizer(pod)) {
+      entry.stage = 'recorded';
+      return [];
+    }
     entry.stage = 'publishing';
     entry.termination = {
       identity: entry.identity,
