@@ -349,3 +349,27 @@ describe('sessions over time', () => {
     expect((await h.pods(session)).map((p) => p.metadata!.name).sort()).toEqual(['root', 'ru-01']);
   });
 });
+
+describe('metrics', () => {
+  it('counts commands, processes by outcome and kill escalations on /metrics', async () => {
+    const text = await (await fetch(`${await h.app!.getUrl()}/metrics`)).text();
+    const value = (series: string) =>
+      Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(
+      value('kpm_boot_worker_processes_total{outcome="booted",code="",service="boot-worker"}'),
+    ).toBeGreaterThanOrEqual(20);
+    expect(
+      value(
+        'kpm_boot_worker_processes_total{outcome="boot_failed",code="NodeNotUsable",service="boot-worker"}',
+      ),
+    ).toBe(1);
+    expect(
+      value('kpm_boot_worker_kill_escalations_total{service="boot-worker"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      value(
+        `kpm_boot_worker_commands_total{type="${CommandType.restart}",outcome="carried_out",service="boot-worker"}`,
+      ),
+    ).toBe(3);
+  });
+});

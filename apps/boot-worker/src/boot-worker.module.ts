@@ -3,6 +3,8 @@ import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import { EventProducer } from '@kpm/kafka';
 import { ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
+import { Registry } from 'prom-client';
+import { BootWorkerMetrics } from './boot-worker-metrics';
 import { createCommandRouter } from './boot-worker.factory';
 import { CommandRouter } from './commands/command-router';
 import { CommandsController } from './commands.controller';
@@ -17,8 +19,9 @@ export class BootWorkerModule {
       providers: [
         {
           provide: CommandRouter,
-          useFactory: (producer: EventProducer) => createCommandRouter(settings, producer),
-          inject: [EventProducer],
+          useFactory: (producer: EventProducer, registry: Registry) =>
+            createCommandRouter(settings, producer, new BootWorkerMetrics(registry)),
+          inject: [EventProducer, Registry],
         },
       ],
     };

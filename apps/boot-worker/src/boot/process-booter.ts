@@ -7,6 +7,7 @@ import { Logger } from '@nestjs/common';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { KpmSettings } from '@kpm/config';
 import { failureOf } from '@kpm/kube';
+import type { BootWorkerMetrics } from '../boot-worker-metrics';
 import type { Cluster } from '../cluster';
 import { checkStopping } from '../commands/command-context';
 import type { PlannedProcess } from './planned-process';
@@ -29,9 +30,22 @@ export class ProcessBooter {
     private readonly cluster: Cluster,
     private readonly builder: PodBuilder,
     private readonly settings: KpmSettings,
+    private readonly metrics?: BootWorkerMetrics,
   ) {}
 
   async boot(
+    process: PlannedProcess,
+    context: BootContext,
+    options: { waitReady: boolean; signal?: AbortSignal },
+  ): Promise<BootOutcome> {
+    const outcome = await this.bootProcess(process, context, options);
+    this.metrics?.processes.inc(
+      outcome.ok ? { outcome: 'booted', code: '' } : { outcome: 'boot_failed', code: outcome.code },
+    );
+    return outcome;
+  }
+
+  private async bootProcess(
     process: PlannedProcess,
     context: BootContext,
     options: { waitReady: boolean; signal?: AbortSignal },

@@ -1,4 +1,5 @@
 import { CommandType, type FieldError, type KpmEvent } from '@kpm/contracts';
+import type { BootWorkerMetrics } from '../boot-worker-metrics';
 import type { BootHandler } from '../boot/boot-handler';
 import type { KillHandler } from '../kill/kill-handler';
 import type { TerminateHandler } from '../kill/terminate-handler';
@@ -19,9 +20,19 @@ export interface CommandHandlers {
  * Returns why the command is refused (empty when it was carried out).
  */
 export class CommandRouter {
-  constructor(private readonly handlers: CommandHandlers) {}
+  constructor(
+    private readonly handlers: CommandHandlers,
+    private readonly metrics?: BootWorkerMetrics,
+  ) {}
 
   route(command: KpmEvent, context: CommandContext): Promise<FieldError[]> {
+    if (command.type === CommandType.ps || command.type === CommandType.flush)
+      return Promise.resolve([]);
+    const handle = () => this.dispatch(command, context);
+    return this.metrics ? this.metrics.command(command.type, handle) : handle();
+  }
+
+  private dispatch(command: KpmEvent, context: CommandContext): Promise<FieldError[]> {
     switch (command.type) {
       case CommandType.boot:
         return this.handlers.boot.handle(command.data, context);

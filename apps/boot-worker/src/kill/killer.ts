@@ -4,6 +4,7 @@
  */
 import type { KillKind } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
+import type { BootWorkerMetrics } from '../boot-worker-metrics';
 import type { Cluster } from '../cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { FactSink } from '../facts/fact-sink';
@@ -27,6 +28,7 @@ export class Killer {
     private readonly facts: ProcessFacts,
     private readonly sink: FactSink,
     private readonly settings: KpmSettings,
+    private readonly metrics?: BootWorkerMetrics,
   ) {
     this.executor = new StageExecutor(
       {
@@ -55,7 +57,9 @@ export class Killer {
       request.timeoutSeconds,
     );
     await this.accept(uuidStages(plan), request, plan, context);
-    return this.executor.run(plan, startedAt, context.signal);
+    const reports = await this.executor.run(plan, startedAt, context.signal);
+    for (const report of reports) this.metrics?.killEscalations.inc(report.escalated.length);
+    return reports;
   }
 
   /** The `kill.accepted` fact alone: a resumed restart re-emits it (same id) without a pod to kill. */
