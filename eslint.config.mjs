@@ -12,6 +12,7 @@ export default tseslint.config(
       'coverage/**',
       'bin/**',
       'eslint.config.mjs',
+      'jest.config.js',
     ],
   },
   eslint.configs.recommended,

@@ -18,10 +18,9 @@ describe('mapConcurrent', () => {
 
   it('starts nothing new after a failure and throws the first error', async () => {
     const started: number[] = [];
-    const run = mapConcurrent([0, 1, 2, 3, 4], 1, async (n) => {
+    const run = mapConcurrent([0, 1, 2, 3, 4], 1, (n) => {
       started.push(n);
-      if (n === 1) throw new Error('boom');
-      return n;
+      return n === 1 ? Promise.reject(new Error('boom')) : Promise.resolve(n);
     });
     await expect(run).rejects.toThrow('boom');
     expect(started).toEqual([0, 1]);
