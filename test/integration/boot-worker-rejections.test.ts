@@ -103,6 +103,13 @@ const cases: Case[] = [
     () => 'asks for a privileged container, which this boot-worker does not allow',
   ],
   [
+    'service-name',
+    CommandType.boot,
+    () => boot(fresh, [app('9-ru')]),
+    'processes[0].name',
+    () => "must start with a letter: it also names the process's headless Service",
+  ],
+  [
     'reserved-label',
     CommandType.boot,
     () => boot(fresh, [app('a', { labels: { [h.labels.uuid]: 'forged' } })]),

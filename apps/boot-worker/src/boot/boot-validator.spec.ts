@@ -144,6 +144,16 @@ describe('validateBoot', () => {
     ]);
   });
 
+  it('refuses a name that cannot name a Service', () => {
+    expect(errors(input([spec('0-ru')]))).toEqual([
+      {
+        path: 'processes[0].name',
+        message:
+          "must start with a letter: it also names the process's headless Service (a DNS-1035 label)",
+      },
+    ]);
+  });
+
   it('refuses a USER that is not the command user, and a user that cannot be a label value', () => {
     expect(errors(input([spec('a', { env: { USER: 'root' } })]))).toEqual([
       {

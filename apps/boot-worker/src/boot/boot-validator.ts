@@ -80,6 +80,12 @@ function processErrors(
   const at = `processes[${process.index}]`;
   const { spec } = process;
   const errors: FieldError[] = [];
+  if (!/^[a-z]/.test(spec.name)) {
+    errors.push({
+      path: `${at}.name`,
+      message: `must start with a letter: it also names the process's headless Service (a DNS-1035 label)`,
+    });
+  }
   const taken = input.existing.find(
     (e) => e.alive && e.name === spec.name && e.uuid !== process.uuid,
   );
