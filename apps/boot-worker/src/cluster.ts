@@ -15,7 +15,7 @@ import {
   type KubeApis,
   type KubeRetryOptions,
 } from '@kpm/kube';
-import { hasEnded } from './boot/pod-state';
+import { hasEnded, type FatalReasons } from './boot/pod-state';
 import { processPodOf, type ProcessPod } from './kill/process-pod';
 
 /** Logs are a convenience: one short retry, never the full API deadline. */
@@ -29,6 +29,8 @@ export class Cluster {
   readonly services: ServiceGateway;
   readonly records: ConfigMapGateway;
   readonly nodes: NodeDirectory;
+  /** The watcher's list of fatal waiting reasons: what has ended is the same for both services. */
+  readonly fatal: FatalReasons;
   private readonly waiter: ObjectWaiter;
 
   constructor(
@@ -47,6 +49,7 @@ export class Cluster {
       retry,
     });
     this.waiter = new ObjectWaiter(apis.config);
+    this.fatal = new Set(settings.watcher.fatalWaitingReasons);
   }
 
   /** kpm's processes, in one session or all: creator-labelled list calls only. */
@@ -62,7 +65,7 @@ export class Cluster {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<string[]> {
-    const result = await this.waitPods(pods, hasEnded, timeoutMs, signal);
+    const result = await this.waitPods(pods, (p) => hasEnded(p, this.fatal), timeoutMs, signal);
     return result.pending;
   }
 

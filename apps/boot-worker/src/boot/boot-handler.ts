@@ -47,7 +47,11 @@ export class BootHandler {
         user,
         processes,
         namespace: namespace && this.sessions.view(namespace),
-        existing: existing.map((p) => ({ name: p.name, uuid: p.uuid, alive: isAlive(p.pod) })),
+        existing: existing.map((p) => ({
+          name: p.name,
+          uuid: p.uuid,
+          alive: isAlive(p.pod, this.cluster.fatal),
+        })),
       },
       {
         labels: this.cluster.labels,

@@ -3,25 +3,27 @@
  * plain JSON, list calls typed objects: only fields present in both are read).
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import { DEFAULT_FATAL_WAITING_REASONS } from '@kpm/config';
 
-/** Waiting reasons after which the container never starts (DESIGN §6). */
-export const FATAL_WAITING_REASONS: ReadonlySet<string> = new Set([
-  'ErrImagePull',
-  'ImagePullBackOff',
-  'InvalidImageName',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-]);
+/**
+ * Waiting reasons after which the container never starts (DESIGN §6); the configured list is
+ * the watcher's (`watcher.fatalWaitingReasons`), so both services agree on what has ended.
+ */
+export type FatalReasons = ReadonlySet<string>;
+const DEFAULT_FATAL: FatalReasons = new Set(DEFAULT_FATAL_WAITING_REASONS);
 
 /** The fatal waiting reason of the first container stuck on one, if any. */
-export function fatalWaitingReason(pod: V1Pod): string | undefined {
+export function fatalWaitingReason(
+  pod: V1Pod,
+  fatal: FatalReasons = DEFAULT_FATAL,
+): string | undefined {
   const statuses = [
     ...(pod.status?.initContainerStatuses ?? []),
     ...(pod.status?.containerStatuses ?? []),
   ];
   for (const status of statuses) {
     const reason = status.state?.waiting?.reason;
-    if (reason && FATAL_WAITING_REASONS.has(reason)) return reason;
+    if (reason && fatal.has(reason)) return reason;
   }
   return undefined;
 }
@@ -41,17 +43,17 @@ function allTerminated(pod: V1Pod): boolean {
  * keeps such a pod's object until the watcher recorded the end, so "gone" alone would wait for
  * the watcher.
  */
-export function hasEnded(pod: V1Pod | undefined): boolean {
+export function hasEnded(pod: V1Pod | undefined, fatal: FatalReasons = DEFAULT_FATAL): boolean {
   if (!pod) return true;
   const phase = pod.status?.phase;
   if (phase === 'Succeeded' || phase === 'Failed') return true;
-  if (allTerminated(pod) || fatalWaitingReason(pod) !== undefined) return true;
+  if (allTerminated(pod) || fatalWaitingReason(pod, fatal) !== undefined) return true;
   return Boolean(pod.metadata?.deletionTimestamp) && !anyRunning(pod);
 }
 
 /** Running and not being deleted: a process whose name a new boot may not take. */
-export function isAlive(pod: V1Pod): boolean {
-  return !pod.metadata?.deletionTimestamp && !hasEnded(pod);
+export function isAlive(pod: V1Pod, fatal: FatalReasons = DEFAULT_FATAL): boolean {
+  return !pod.metadata?.deletionTimestamp && !hasEnded(pod, fatal);
 }
 
 export function isReady(pod: V1Pod | undefined): boolean {

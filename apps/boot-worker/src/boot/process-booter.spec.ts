@@ -30,6 +30,7 @@ function fakeCluster(
   const nodes = options.nodes ?? [{ name: 'kpm-node-1', usable: true }];
   const cluster = {
     labels,
+    fatal: new Set(['ErrImagePull']),
     pods: {
       create: (_ns: string, pod: V1Pod) => {
         calls.push(`create ${pod.metadata!.name}`);

@@ -114,7 +114,7 @@ export class ProcessBooter {
       if (!existing) continue; // gone meanwhile, or not kpm's: try once more, then report
       if (existing.metadata?.labels?.[this.cluster.labels.uuid] === process.uuid)
         return { ok: true, pod: existing };
-      if (isAlive(existing)) {
+      if (isAlive(existing, this.cluster.fatal)) {
         const other = existing.metadata?.labels?.[this.cluster.labels.uuid];
         return fail('NameTaken', `pod ${namespace}/${name} runs another process (uuid ${other})`);
       }
@@ -150,21 +150,21 @@ export class ProcessBooter {
     const where = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
     const last = await this.cluster.waitPod(
       pod,
-      (p) => isReady(p) || hasEnded(p),
+      (p) => isReady(p) || hasEnded(p, this.cluster.fatal),
       timeoutS * 1000,
       signal,
     );
     checkStopping(signal);
     if (isReady(last)) return { ok: true, pod: last! };
     if (!last) return fail('PodDeleted', `pod ${where} was deleted before it became Ready`);
-    const fatal = fatalWaitingReason(last);
+    const fatal = fatalWaitingReason(last, this.cluster.fatal);
     if (fatal) {
       const status = [...(last.status?.containerStatuses ?? [])].find(
         (s) => s.state?.waiting?.reason === fatal,
       );
       return fail(fatal, `pod ${where}: ${status?.state?.waiting?.message ?? fatal}`);
     }
-    if (hasEnded(last))
+    if (hasEnded(last, this.cluster.fatal))
       return fail(
         'ExitedBeforeReady',
         `pod ${where} ended before it became Ready (phase ${last.status?.phase})`,
