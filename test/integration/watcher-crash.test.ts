@@ -7,7 +7,7 @@ import { TopicProbe } from '../support/topic-probe';
 import { ensureTopics, watcherEnv } from '../support/watcher-env';
 import { WatcherProcess } from '../support/watcher-process';
 
-// jest reads testTimeout only at the top level, not per project: set it here.
+// Longer than the global 120 s: pods run, end and are waited for on the real stack.
 jest.setTimeout(300_000);
 
 /**

@@ -12,7 +12,7 @@ import { allTerminations, terminationOf } from '../support/terminations';
 import { TopicProbe } from '../support/topic-probe';
 import { watcherSettings } from '../support/watcher-env';
 
-// jest reads testTimeout only at the top level, not per project: set it here.
+// Longer than the global 120 s: pods run, end and are waited for on the real stack.
 jest.setTimeout(180_000);
 /**
  * The watch stream breaks the ways networks and control planes break it — connections cut, a

@@ -9,7 +9,7 @@ import { terminationOf, terminationsSeen } from '../support/terminations';
 import { TopicProbe } from '../support/topic-probe';
 import { watcherSettings } from '../support/watcher-env';
 
-// jest reads testTimeout only at the top level, not per project: set it here.
+// Longer than the global 120 s: pods run, end and are waited for on the real stack.
 jest.setTimeout(180_000);
 /**
  * The watcher end to end on the real stack: kpm-labelled pods made directly through the API run
