@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Daemon } from '@kpm/stack';
-import { freePort } from './free-port';
+import { freePort } from './service-process';
 import { stackEnv } from './stack-env';
 
 /**

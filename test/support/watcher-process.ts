@@ -1,56 +1,45 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { freePort } from './free-port';
+import { ServiceProcess } from './service-process';
 
 /**
- * The watcher as a child process (`node --require tsx/cjs apps/watcher/src/main.ts`), as
- * `kpm services up` runs it, so a test can SIGKILL it mid-work and start it again.
+ * The watcher as a child process (a ServiceProcess named for its replica), with what the
+ * watcher suites ask of it: does it lead, is its watch established, what do its metrics say.
  */
 export class WatcherProcess {
-  private child?: ChildProcess;
-  private output = '';
-  url = '';
+  private readonly process: ServiceProcess;
 
   constructor(
     readonly name: string,
-    private readonly env: Record<string, string>,
-  ) {}
+    env: Record<string, string>,
+  ) {
+    this.process = new ServiceProcess('watcher', { ...env, KPM_INSTANCE: name });
+  }
+
+  get url(): string {
+    return this.process.url;
+  }
 
   /** Starts the process; resolves once `/readyz` answers 200 (leading and watching, or standby). */
   async start(timeoutMs = 120_000): Promise<this> {
-    const port = await freePort();
-    const root = join(__dirname, '..', '..');
-    this.child = spawn(
-      process.execPath,
-      ['--require', 'tsx/cjs', join(root, 'apps', 'watcher', 'src', 'main.ts')],
-      {
-        cwd: root,
-        env: { ...process.env, ...this.env, KPM_INSTANCE: this.name, KPM_HTTP_PORT: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const keep = (chunk: Buffer) => (this.output = (this.output + chunk.toString()).slice(-30_000));
-    this.child.stdout?.on('data', keep);
-    this.child.stderr?.on('data', keep);
-    this.url = `http://127.0.0.1:${port}`;
-    await this.until(async () => (await this.get('/readyz'))?.status === 200, timeoutMs, 'ready');
+    await this.process.start(timeoutMs);
     return this;
   }
 
   /** Waits until this replica holds the Lease and its watch is established. */
   async leading(timeoutMs = 60_000): Promise<void> {
-    await this.until(
-      async () => (await this.isLeader()) && (await this.watching()),
-      timeoutMs,
-      'leading',
-    );
+    const deadline = Date.now() + timeoutMs;
+    while (!((await this.isLeader()) && (await this.watching()))) {
+      if (Date.now() > deadline) {
+        throw new Error(`watcher ${this.name} not leading in ${timeoutMs} ms:\n${this.logs()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 
   async isLeader(): Promise<boolean> {
     return (await this.metric('kpm_watcher_leader')) === 1;
   }
 
-  /** A metric's value (summed over label sets matching `labels`), or undefined. */
+  /** A metric's value (summed over the label sets matching `labels`), or undefined. */
   async metric(name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
     const text = await (await this.get('/metrics'))?.text();
     if (!text) return undefined;
@@ -59,23 +48,20 @@ export class WatcherProcess {
       const match = /^([a-z_:]+)(\{[^}]*\})? (\S+)$/.exec(line);
       if (!match || match[1] !== name) continue;
       const set = match[2] ?? '';
-      if (!Object.entries(labels).every(([key, value]) => set.includes(`${key}="${value}"`)))
+      if (!Object.entries(labels).every(([key, value]) => set.includes(`${key}="${value}"`))) {
         continue;
+      }
       total = (total ?? 0) + Number(match[3]);
     }
     return total;
   }
 
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill(signal);
-    await exited;
+  kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    return this.process.kill(signal);
   }
 
   logs(): string {
-    return this.output.split('\n').slice(-80).join('\n');
+    return this.process.logs();
   }
 
   private async watching(): Promise<boolean> {
@@ -87,22 +73,5 @@ export class WatcherProcess {
 
   private async get(path: string): Promise<Response | undefined> {
     return fetch(`${this.url}${path}`).catch(() => undefined);
-  }
-
-  private async until(
-    check: () => Promise<boolean>,
-    timeoutMs: number,
-    what: string,
-  ): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.child?.exitCode !== null && this.child?.exitCode !== undefined) {
-        throw new Error(`watcher ${this.name} exited (${this.child.exitCode}):\n${this.logs()}`);
-      }
-      if (await check()) return;
-      if (Date.now() > deadline)
-        throw new Error(`watcher ${this.name} not ${what} in ${timeoutMs} ms:\n${this.logs()}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
   }
 }
