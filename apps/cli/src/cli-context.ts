@@ -2,7 +2,7 @@
 import { hostname, userInfo } from 'node:os';
 import { InvalidSettingsError, loadSettings, type KpmSettings } from '@kpm/config';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
-import { readStackEnv } from '@kpm/stack';
+import { readStackEnv } from '@kpm/stack/local-stack'; // not the index: it loads the stack
 import { CliError, ExitCode } from './exit-codes';
 
 /** `.kpm/stack.env` first, the environment over it (so `KPM_TOPIC_PREFIX=… kpm ps` works). */

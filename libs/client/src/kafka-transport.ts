@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type Consumer, type EachBatchPayload } from 'kafkajs';
 import type { EncodedRecord } from '@kpm/contracts';
-import { EventProducer } from '@kpm/kafka';
+import { EventProducer } from '@kpm/kafka/event-producer'; // not the index: it loads Nest
 import type { ClientTransport, SubscribeRequest, Subscription } from './transport';
 
 export interface KafkaTransportOptions {

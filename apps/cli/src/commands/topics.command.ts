@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { topicSpecs } from '@kpm/contracts';
-import { loadSettings } from '@kpm/config';
-import { createKafkaClient, TopicAdmin } from '@kpm/kafka';
-import { readStackEnv } from '@kpm/stack';
+import { createKafkaClient } from '@kpm/kafka/kafka-client';
+import { TopicAdmin } from '@kpm/kafka/topic-admin';
+import { cliSettings } from '../cli-context';
 import { printJson, printTable } from '../output';
 
 export function registerTopicsCommands(program: Command): void {
@@ -12,7 +12,7 @@ export function registerTopicsCommands(program: Command): void {
     .description('create the topics idempotently with their partitions and cleanup policies')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const settings = loadSettings('cli', { ...readStackEnv(), ...process.env });
+      const settings = cliSettings();
       const kafka = createKafkaClient({ ...settings.kafka, clientId: 'kpm-cli' });
       const checks = await new TopicAdmin(kafka).ensure(
         topicSpecs({ prefix: settings.kafka.topicPrefix, partitions: settings.kafka.partitions }),
