@@ -40,10 +40,14 @@ interface Run {
 
 /** `npx kpm …` as a child process with this suite's environment. */
 function kpm(...args: string[]): Promise<Run> {
+  return kpmWith({}, ...args);
+}
+
+function kpmWith(extraEnv: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'kpm.js'), ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
@@ -264,6 +268,18 @@ describe('kpm CLI on the real stack', () => {
     expect(ended.find((t) => t.name === 'app-2')?.exitCode).toBe(3);
   });
 
+  it('flush without --session forgets the DEAD processes of every session', async () => {
+    const flushed = await kpmJson<CommandCompleted[]>(0, 'flush');
+    const ours = flushed.find((c) => c.session === session);
+    expect(ours?.processes.map((p) => p.description.metadata.name).sort()).toEqual([
+      'app-1',
+      'app-2',
+      'root',
+      'segment',
+    ]);
+    expect(await kpmJson<ProcessInstance[]>(0, 'ps', '--session', session)).toEqual([]);
+  });
+
   it('kill that outlives its --timeout exits 3 with the pending process', async () => {
     const slow = sessionFile('slow.yaml', [
       `session: ${session}-slow`,
@@ -330,5 +346,13 @@ describe('kpm CLI on the real stack', () => {
     const missing = await kpm('restart');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("required option '--uuid <uuid>' not specified");
+  });
+
+  it('says so when the broker cannot be reached, exit 1', async () => {
+    const run = await kpmWith({ KPM_KAFKA_BROKERS: '127.0.0.1:1' }, 'ps');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^kpm: cannot reach Kafka at 127\.0\.0\.1:1 \(.*ECONNREFUSED.*\); is the stack up\? npx kpm stack up/,
+    );
   });
 });

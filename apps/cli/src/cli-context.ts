@@ -40,11 +40,18 @@ export async function withClient<T>(
   }
 }
 
-/** kafkajs' connection errors, with what to do about them. */
+/** kafkajs' errors in one line, with what to do when the broker cannot be reached. */
 function explainKafkaError(error: unknown, brokers: readonly string[]): unknown {
-  if (!(error instanceof Error) || !/^KafkaJS/.test(error.name)) return error;
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return new CliError(
-    `cannot reach Kafka at ${brokers.join(',')} (${error.message}${cause}); is the stack up? npx kpm stack up`,
-  );
+  if (!(error instanceof Error) || !error.name.startsWith('KafkaJS')) return error;
+  const messages = [error.message];
+  if (error.cause instanceof Error && error.cause.message !== error.message) {
+    messages.push(error.cause.message);
+  }
+  const detail = messages.join(': ');
+  if (/connect|ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND/i.test(detail)) {
+    return new CliError(
+      `cannot reach Kafka at ${brokers.join(',')} (${detail}); is the stack up? npx kpm stack up`,
+    );
+  }
+  return new CliError(`Kafka: ${detail}`);
 }
