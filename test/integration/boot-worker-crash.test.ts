@@ -41,7 +41,7 @@ it('resumes a boot after a crash: no process twice, the same fact ids', async ()
     executableAndArguments: [{ exec: 'daq_application' }],
   }));
   await h.send('boot-crash', CommandType.boot, { session, user: 'crash', processes });
-  await h.probe.waitFor(() => bootedUuids().size >= 40, 120_000);
+  await h.waitUntil(() => bootedUuids().size >= 40, 120_000);
   await h.child!.kill('SIGKILL');
   const beforeCrash = bootedUuids().size;
   expect(beforeCrash).toBeLessThan(COUNT);
@@ -52,7 +52,7 @@ it('resumes a boot after a crash: no process twice, the same fact ids', async ()
   );
 
   await h.child!.start();
-  await h.probe.waitFor(() => bootedUuids().size === COUNT, 240_000);
+  await h.waitUntil(() => bootedUuids().size === COUNT, 240_000);
   console.log(
     `crashed after ${beforeCrash} of ${COUNT} processes had booted; the next boot-worker finished the rest`,
   );

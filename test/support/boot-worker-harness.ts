@@ -156,8 +156,19 @@ export class BootWorkerHarness {
     count: number,
     timeoutMs = 120_000,
   ): Promise<CloudEvent<Data>[]> {
-    await this.probe.waitFor(() => this.facts(type, commandId).length >= count, timeoutMs);
+    await this.waitUntil(() => this.facts(type, commandId).length >= count, timeoutMs);
     return this.facts(type, commandId);
+  }
+
+  /**
+   * Waits until `condition` holds over the records seen. The probe tries its predicate on every
+   * record it holds whenever one arrives; asking only at the newest record keeps a wait over
+   * thousands of facts linear instead of cubic (it shares the CPU with the boot-worker under test).
+   */
+  async waitUntil(condition: () => boolean, timeoutMs = 120_000): Promise<void> {
+    if (condition()) return;
+    const { records } = this.probe;
+    await this.probe.waitFor((r) => r === records[records.length - 1] && condition(), timeoutMs);
   }
 
   async pods(session: string): Promise<V1Pod[]> {

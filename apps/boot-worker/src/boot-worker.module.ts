@@ -1,8 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import { EventProducer } from '@kpm/kafka';
-import { ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
+import type { Kafka } from 'kafkajs';
+import { CloudEventServer, EventProducer, KafkaDeadLetterSink } from '@kpm/kafka';
+import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
 import { Registry } from 'prom-client';
 import { BootWorkerMetrics } from './boot-worker-metrics';
 import { createCommandRouter } from './boot-worker.factory';
@@ -27,11 +28,27 @@ export class BootWorkerModule {
     };
   }
 
-  /** The boot-worker's consumer group reads every command. */
+  /**
+   * The boot-worker's consumer group reads every command, one consumer per partition: a long
+   * command (a large boot, a kill waiting out grace periods) holds up its own session's partition
+   * only, never the commands of sessions on the other partitions.
+   */
   static consumer(settings: KpmSettings): ServiceConsumer {
+    const groupId = `${settings.kafka.topicPrefix}-boot-worker`;
+    const topics = [topicName('commands', settings.kafka.topicPrefix)];
     return {
-      groupId: `${settings.kafka.topicPrefix}-boot-worker`,
-      topics: [topicName('commands', settings.kafka.topicPrefix)],
+      groupId,
+      topics,
+      transport: (app, readiness) =>
+        new CloudEventServer({
+          kafka: app.get<Kafka>(KAFKA_CLIENT),
+          groupId,
+          topics,
+          deadLetters: app.get(KafkaDeadLetterSink),
+          maxRecordBytes: settings.kafka.maxRecordBytes,
+          consumers: settings.kafka.partitions,
+          onReady: () => readiness.set('kafka-consumer', true),
+        }),
     };
   }
 }

@@ -30,6 +30,13 @@ export interface CloudEventServerOptions {
   >;
   /** Reported when the consumer is in its group and fetching; feeds /readyz. */
   onReady?: () => void;
+  /**
+   * Consumers of the group in this process (default 1). kafkajs fetches from a broker again only
+   * once every batch of the last fetch was handled, so one long handler (a 1000-process boot, a
+   * kill waiting out grace periods) would hold up every partition of that broker; one consumer
+   * per partition keeps the other partitions, hence the other sessions, moving.
+   */
+  consumers?: number;
 }
 
 /**
@@ -41,13 +48,26 @@ export interface CloudEventServerOptions {
  */
 export class CloudEventServer extends Server implements CustomTransportStrategy {
   protected override readonly logger = new Logger(CloudEventServer.name);
-  private runner?: ConsumerRunner;
+  private runners: ConsumerRunner[] = [];
 
   constructor(private readonly options: CloudEventServerOptions) {
     super();
   }
 
   listen(callback: (error?: unknown) => void): void {
+    const count = Math.max(1, this.options.consumers ?? 1);
+    this.runners = Array.from({ length: count }, () => this.createRunner());
+    Promise.all(this.runners.map((runner) => runner.start())).then(
+      () => callback(),
+      (error: unknown) => callback(error),
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.runners.map((runner) => runner.stop()));
+  }
+
+  private createRunner(): ConsumerRunner {
     const { kafka, groupId, topics, deadLetters, runner } = this.options;
     // A short fetch wait bounds how long shutdown waits for the fetch in flight.
     const consumer = kafka.consumer({
@@ -60,7 +80,7 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
       maxBytes: Math.max(50 * 1024 * 1024, 2 * this.options.maxRecordBytes),
     });
     consumer.on(consumer.events.GROUP_JOIN, () => this.options.onReady?.());
-    this.runner = new ConsumerRunner({
+    return new ConsumerRunner({
       consumer,
       topics,
       deadLetters,
@@ -68,14 +88,6 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
       logger: this.logger,
       ...runner,
     });
-    this.runner.start().then(
-      () => callback(),
-      (error: unknown) => callback(error),
-    );
-  }
-
-  async close(): Promise<void> {
-    await this.runner?.stop();
   }
 
   on(): never {
