@@ -3,26 +3,14 @@
  * its applications fail on its own, terminate the rest in drunc's shutdown order, and show
  * every exit code. Leaves the stack and services running for exploring.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  ProcessEventType,
-  TerminationType,
-  type CommandCompleted,
-  type KpmEvent,
-  type ProcessInstance,
-} from '@kpm/contracts';
-import { CommandError, type Boot, type ProcessManagerClient } from '@kpm/client';
+import { randomBytes } from 'node:crypto';
 import { defaultStack } from '@kpm/stack';
 import { invokingUser, withClient } from '../cli-context';
 import { CliError } from '../exit-codes';
 import { LocalServices } from '../local/local-services';
-import { coloursFor, printJson, renderTable, type Colours } from '../output';
-import { withProgress } from '../progress/with-progress';
-import { formatCompletion } from '../render/completion-view';
-import { describeEvent } from '../render/event-line';
-import { formatProcessTable } from '../render/process-table';
+import { coloursFor, printJson, renderTable } from '../output';
 import { formatProblem, readSessionFile } from '../session-file/session-file';
-import { SessionWatch } from './session-watch';
+import { playDemoSession } from './demo-session';
 
 export interface DemoOptions {
   file: string;
@@ -30,16 +18,18 @@ export interface DemoOptions {
   json?: boolean;
 }
 
-const EXIT_CODE = 'sim.kpm.daq/exit-code';
-const RUN_MS = 'sim.kpm.daq/run-ms';
-const BOOT_COLUMNS = ['name', 'tree', 'role', 'status', 'node', 'uuid'];
-const EXIT_COLUMNS = ['name', 'tree', 'role', 'status', 'exit', 'reason'];
-
 export async function runDemo(options: DemoOptions): Promise<void> {
   const colours = coloursFor(process.stdout);
   const step = (text: string) =>
     console.log(`\n${colours.bold(colours.cyan('▸'))} ${colours.bold(text)}`);
 
+  // The file first: a mistake in it should not wait for the stack.
+  const session = options.session ?? `demo-${randomBytes(2).toString('hex')}`;
+  const parsed = readSessionFile(options.file, { session, defaultUser: invokingUser() });
+  if (!parsed.ok) {
+    const lines = parsed.problems.map((p) => `  ${formatProblem(options.file, p)}`);
+    throw new CliError(`demo: ${options.file} is not a valid session file:\n${lines.join('\n')}`);
+  }
   step('Local stack: Apache Kafka (KRaft), etcd, kube-apiserver, kwok nodes');
   await defaultStack().up((message) => console.log(colours.dim(`  ${message}`)));
   step('kpm services: boot-worker, watcher, state');
@@ -53,13 +43,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     ),
   );
 
-  const session = options.session ?? `demo-${randomBytes(2).toString('hex')}`;
-  const parsed = readSessionFile(options.file, { session, defaultUser: invokingUser() });
-  if (!parsed.ok) {
-    const lines = parsed.problems.map((p) => `  ${formatProblem(options.file, p)}`);
-    throw new CliError(`demo: ${options.file} is not a valid session file:\n${lines.join('\n')}`);
-  }
-  const summary = await withClient((client) => playSession(client, parsed.boot, colours, step));
+  const summary = await withClient((client) => playDemoSession(client, parsed.boot, colours, step));
 
   if (options.json) printJson(summary);
   const dashboard = `http://127.0.0.1:${services.port('state')}/`;
@@ -70,95 +54,4 @@ ${colours.bold('The stack and the services keep running.')} Explore:
   npx kpm boot -f ${options.file} --session my-run --wait   boot the tree again
   ${dashboard}                                       the state service's dashboard
 Stop everything with: ${colours.bold('npx kpm services down && npx kpm stack down')}`);
-}
-
-interface DemoSummary {
-  session: string;
-  boot: CommandCompleted;
-  terminate: CommandCompleted;
-  processes: ProcessInstance[];
-}
-
-async function playSession(
-  client: ProcessManagerClient,
-  boot: Boot,
-  colours: Colours,
-  step: (text: string) => void,
-): Promise<DemoSummary> {
-  const { session } = boot;
-  const watch = new SessionWatch(
-    client.events({ session, topics: ['process-events', 'terminations'] }),
-  );
-  await watch.ready(); // before booting: nothing the session does can be missed
-  try {
-    step(`Boot session "${session}": ${boot.processes.length} processes`);
-    const bootId = randomUUID();
-    const booted = await withProgress(
-      client,
-      { commandId: bootId, kind: 'boot', session, total: boot.processes.length },
-      () => client.boot(boot, { wait: true, commandId: bootId }),
-    );
-    console.log(formatCompletion(booted.completion!, colours, BOOT_COLUMNS));
-
-    const flaky = boot.processes.find((p) => p.annotations?.[EXIT_CODE] !== undefined);
-    if (flaky) {
-      const runMs = Number(flaky.annotations?.[RUN_MS] ?? 0);
-      step(
-        `${flaky.name} exits on its own with code ${flaky.annotations?.[EXIT_CODE]} after ${runMs} ms`,
-      );
-      const ended = await watch.waitFor(
-        (e) => e.type === TerminationType.processTerminated && e.data.name === flaky.name,
-        runMs + 60_000,
-        `the end of ${flaky.name}`,
-      );
-      console.log(`  ${describeEvent(ended, colours)}`);
-      console.log(formatProcessTable(await client.ps({ session }), colours, EXIT_COLUMNS));
-    }
-
-    step("Terminate the session in drunc's shutdown order");
-    const names = new Map(booted.completion!.processes.map((p) => [p.uuid, p]));
-    const terminateId = randomUUID();
-    const started = Date.now();
-    watch.onEvent = (event) => narrate(event, terminateId, names, started, colours);
-    const terminated = await client
-      .terminate({ session, user: boot.user }, { wait: true, commandId: terminateId })
-      .catch((error: unknown) => {
-        if (error instanceof CommandError && error.completion) {
-          console.log(formatCompletion(error.completion, colours, EXIT_COLUMNS));
-        }
-        throw error;
-      });
-    watch.onEvent = undefined;
-    step('Every exit code of the session');
-    console.log(formatCompletion(terminated.completion!, colours, EXIT_COLUMNS));
-    const processes = await client.ps({ session });
-    const covered = new Set(terminated.completion!.processes.map((p) => p.uuid));
-    if (processes.some((p) => !covered.has(p.uuid))) {
-      console.log(formatProcessTable(processes, colours, EXIT_COLUMNS)); // those it did not target
-    }
-    return { session, boot: booted.completion!, terminate: terminated.completion!, processes };
-  } finally {
-    await watch.close();
-  }
-}
-
-/** The kill plan stage by stage, then each termination as it arrives. */
-function narrate(
-  event: KpmEvent,
-  commandId: string,
-  processes: Map<string, ProcessInstance>,
-  started: number,
-  colours: Colours,
-): void {
-  if (event.type === ProcessEventType.killAccepted && event.data.commandId === commandId) {
-    event.data.stages.forEach((stage, i) => {
-      const members = stage.map((uuid) => processes.get(uuid));
-      const role = members[0]?.role ?? 'unknown';
-      const who = members.map((p, j) => p?.description.metadata.name ?? stage[j]).join(', ');
-      console.log(`  stage ${i + 1}  ${colours.bold(role.padEnd(28))} ${who}`);
-    });
-  } else if (event.type === TerminationType.processTerminated) {
-    const elapsed = `+${((Date.now() - started) / 1000).toFixed(1)} s`;
-    console.log(`  ${colours.dim(elapsed.padStart(8))}  ${describeEvent(event, colours)}`);
-  }
 }

@@ -1,0 +1,97 @@
+/**
+ * The demo's session (examples/demo-session.yaml) played against the real boot-worker, watcher
+ * and state: what `npm run demo` shows after the stack and services are up. (`stack up` and
+ * `services up` themselves are proven by the stack suites and cli.test.ts.) The narrative must
+ * show the shutdown stages in drunc's order and end with every exit code.
+ */
+import type { INestApplication } from '@nestjs/common';
+import pc from 'picocolors';
+import { runService } from '@kpm/service-kit';
+import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
+import { StateModule } from '../../apps/state/src/state.module';
+import { WatcherModule } from '../../apps/watcher/src/watcher.module';
+import { playDemoSession } from '../../apps/cli/src/demo/demo-session';
+import { readSessionFile } from '../../apps/cli/src/session-file/session-file';
+import { BootWorkerHarness } from '../support/boot-worker-harness';
+import { testSettings } from '../support/services';
+import { stackEnv } from '../support/stack-env';
+
+jest.setTimeout(240_000);
+
+let h: BootWorkerHarness;
+let watcher: INestApplication;
+let state: INestApplication;
+let client: ProcessManagerClient;
+
+beforeAll(async () => {
+  h = await BootWorkerHarness.start('cli-demo', {}, { janitor: false });
+  const watcherSettings = testSettings('watcher', h.prefix, { KPM_LABEL_DOMAIN: h.domain });
+  watcher = await runService(WatcherModule.register(watcherSettings), watcherSettings);
+  const stateSettings = testSettings('state', h.prefix);
+  state = await runService(
+    StateModule.register(stateSettings),
+    stateSettings,
+    StateModule.consumer(stateSettings),
+  );
+  client = connectProcessManager({ brokers: stackEnv().brokers, topicPrefix: h.prefix });
+}, 180_000);
+
+afterAll(async () => {
+  await client?.close();
+  await state?.close();
+  await watcher?.close();
+  await h?.close();
+}, 180_000);
+
+it('boots the demo tree, lets ru-03 fail with 3, terminates the rest in shutdown order', async () => {
+  const session = h.session('demo');
+  const parsed = readSessionFile('examples/demo-session.yaml', { session, defaultUser: 'daq' });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  const lines: string[] = [];
+  const log = jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
+    lines.push(...a.join(' ').split('\n'));
+  });
+  let summary;
+  try {
+    summary = await playDemoSession(client, parsed.boot, pc.createColors(false), (text) =>
+      lines.push(`▸ ${text}`),
+    );
+  } finally {
+    log.mockRestore();
+  }
+
+  // Every exit code: ru-03 failed by itself (3), applications got SIGTERM (143), controllers
+  // and the connection server stop gracefully (0).
+  const exits = Object.fromEntries(
+    summary.processes.map((p) => [p.description.metadata.name, p.returnCode]),
+  );
+  expect(exits).toEqual({
+    'root-controller': 0,
+    'local-connection-server': 0,
+    'readout-controller': 0,
+    'dataflow-controller': 0,
+    'ru-01': 143,
+    'ru-02': 143,
+    'ru-03': 3,
+    dfo: 143,
+    trigger: 143,
+  });
+  expect(summary.terminate.status).toBe('succeeded');
+
+  // The narrative: stages in drunc's order, then the terminations as they came.
+  const stages = lines.filter((l) => /^ {2}stage \d/.test(l)).map((l) => l.split(/\s{2,}/)[2]);
+  expect(stages).toEqual([
+    'application',
+    'segment-controller',
+    'root-controller',
+    'infrastructure-applications',
+  ]);
+  expect(lines).toContain('  ru-03 terminated: exit 3 (Error)');
+  const ended = lines.flatMap((l) => /s {2}(\S+) terminated: exit/.exec(l)?.[1] ?? []);
+  expect(ended.indexOf('readout-controller')).toBeGreaterThan(ended.indexOf('ru-01'));
+  expect(ended.indexOf('root-controller')).toBeGreaterThan(ended.indexOf('dataflow-controller'));
+  expect(ended.at(-1)).toBe('local-connection-server');
+  expect(
+    lines.some((l) => l.startsWith(`terminate ${summary.terminate.commandId} succeeded`)),
+  ).toBe(true);
+});
