@@ -4,42 +4,25 @@
  * `services up` themselves are proven by the stack suites and cli.test.ts.) The narrative must
  * show the shutdown stages in drunc's order and end with every exit code.
  */
-import type { INestApplication } from '@nestjs/common';
 import pc from 'picocolors';
-import { runService } from '@kpm/service-kit';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
-import { StateModule } from '../../apps/state/src/state.module';
-import { WatcherModule } from '../../apps/watcher/src/watcher.module';
 import { playDemoSession } from '../../apps/cli/src/demo/demo-session';
 import { readSessionFile } from '../../apps/cli/src/session-file/session-file';
-import { BootWorkerHarness } from '../support/boot-worker-harness';
-import { testSettings } from '../support/services';
+import { KpmTrio } from '../support/kpm-trio';
 import { stackEnv } from '../support/stack-env';
 
 jest.setTimeout(240_000);
 
-let h: BootWorkerHarness;
-let watcher: INestApplication;
-let state: INestApplication;
+let h: KpmTrio;
 let client: ProcessManagerClient;
 
 beforeAll(async () => {
-  h = await BootWorkerHarness.start('cli-demo', {}, { janitor: false });
-  const watcherSettings = testSettings('watcher', h.prefix, { KPM_LABEL_DOMAIN: h.domain });
-  watcher = await runService(WatcherModule.register(watcherSettings), watcherSettings);
-  const stateSettings = testSettings('state', h.prefix);
-  state = await runService(
-    StateModule.register(stateSettings),
-    stateSettings,
-    StateModule.consumer(stateSettings),
-  );
+  h = await KpmTrio.start('cli-demo');
   client = connectProcessManager({ brokers: stackEnv().brokers, topicPrefix: h.prefix });
 }, 180_000);
 
 afterAll(async () => {
   await client?.close();
-  await state?.close();
-  await watcher?.close();
   await h?.close();
 }, 180_000);
 

@@ -4,7 +4,6 @@
  * completions and drunc's broadcasts), a restart addressed by uuid alone, and the time a boot and
  * a terminate of many processes take end to end.
  */
-import type { INestApplication } from '@nestjs/common';
 import {
   BroadcastEventType,
   broadcastText,
@@ -14,12 +13,8 @@ import {
   topicName,
   type KpmEvent,
 } from '@kpm/contracts';
-import { runService } from '@kpm/service-kit';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
-import { StateModule } from '../../apps/state/src/state.module';
-import { WatcherModule } from '../../apps/watcher/src/watcher.module';
-import { BootWorkerHarness } from '../support/boot-worker-harness';
-import { testSettings } from '../support/services';
+import { KpmTrio } from '../support/kpm-trio';
 import { stackEnv } from '../support/stack-env';
 import { TopicProbe } from '../support/topic-probe';
 
@@ -32,32 +27,19 @@ const app = (name: string, treeId: string, annotations: Record<string, string> =
   annotations,
 });
 
-let h: BootWorkerHarness;
-let watcher: INestApplication;
-let state: INestApplication;
+let h: KpmTrio;
 let client: ProcessManagerClient;
 
 beforeAll(async () => {
-  h = await BootWorkerHarness.start(
-    'client-e2e',
-    { KPM_ALLOWED_IMAGES: 'kpm.invalid/*', KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0' },
-    { janitor: false },
-  );
-  const watcherSettings = testSettings('watcher', h.prefix, { KPM_LABEL_DOMAIN: h.domain });
-  watcher = await runService(WatcherModule.register(watcherSettings), watcherSettings);
-  const stateSettings = testSettings('state', h.prefix);
-  state = await runService(
-    StateModule.register(stateSettings),
-    stateSettings,
-    StateModule.consumer(stateSettings),
-  );
+  h = await KpmTrio.start('client-e2e', {
+    KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
+    KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
+  });
   client = connectProcessManager({ brokers: stackEnv().brokers, topicPrefix: h.prefix });
 }, 180_000);
 
 afterAll(async () => {
   await client?.close();
-  await state?.close();
-  await watcher?.close();
   await h?.close();
 }, 180_000);
 

@@ -1,0 +1,44 @@
+import type { INestApplication } from '@nestjs/common';
+import { runService } from '@kpm/service-kit';
+import { StateModule } from '../../apps/state/src/state.module';
+import { WatcherModule } from '../../apps/watcher/src/watcher.module';
+import { BootWorkerHarness } from './boot-worker-harness';
+import { testSettings } from './services';
+
+/**
+ * boot-worker, watcher and state in-process on the local stack, under a topic prefix and label
+ * domain of the suite's own: the whole system for tests that drive it through a client.
+ */
+export class KpmTrio {
+  private constructor(
+    readonly harness: BootWorkerHarness,
+    private readonly apps: INestApplication[],
+  ) {}
+
+  static async start(label: string, bootWorkerEnv: Record<string, string> = {}): Promise<KpmTrio> {
+    const h = await BootWorkerHarness.start(label, bootWorkerEnv, { janitor: false });
+    const watcherSettings = testSettings('watcher', h.prefix, { KPM_LABEL_DOMAIN: h.domain });
+    const watcher = await runService(WatcherModule.register(watcherSettings), watcherSettings);
+    const stateSettings = testSettings('state', h.prefix);
+    const state = await runService(
+      StateModule.register(stateSettings),
+      stateSettings,
+      StateModule.consumer(stateSettings),
+    );
+    return new KpmTrio(h, [state, watcher]);
+  }
+
+  get prefix(): string {
+    return this.harness.prefix;
+  }
+
+  /** A session of this suite; its namespace is deleted by `close`. */
+  session(name: string): string {
+    return this.harness.session(name);
+  }
+
+  async close(): Promise<void> {
+    for (const app of this.apps) await app.close();
+    await this.harness.close();
+  }
+}
