@@ -18,10 +18,12 @@ export function registerStackCommands(program: Command): void {
   stack
     .command('up')
     .description('provision what is missing, start what is not running, write .kpm/stack.env')
-    .action(async () => {
+    .option('--json', 'print the variables of .kpm/stack.env as JSON')
+    .action(async (options: { json?: boolean }) => {
       const started = Date.now();
       const env = await defaultStack().up((message) => console.error(`kpm stack: ${message}`));
-      for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);
+      if (options.json) printJson(env);
+      else for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);
       console.error(`kpm stack: up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     });
 
