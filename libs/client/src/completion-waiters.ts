@@ -17,6 +17,10 @@ export class CompletionWaiters {
     return this.waiters.size;
   }
 
+  has(commandId: string): boolean {
+    return this.waiters.has(commandId);
+  }
+
   /**
    * Promises the completion of `commandId`; call before publishing the command. The promise
    * holds the completion even if it arrives before anyone awaits it.
