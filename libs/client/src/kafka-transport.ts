@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type Consumer, type EachBatchPayload } from 'kafkajs';
 import type { EncodedRecord } from '@kpm/contracts';
 import { EventProducer } from '@kpm/kafka/event-producer'; // not the index: it loads Nest
+import { PublishBatcher } from './publish-batcher';
 import type { ClientTransport, SubscribeRequest, Subscription } from './transport';
 
 export interface KafkaTransportOptions {
@@ -39,8 +40,9 @@ export class KafkaTransport implements ClientTransport {
   private readonly kafka: Kafka;
   private readonly clientId: string;
   private readonly producer: EventProducer;
+  private readonly batcher: PublishBatcher;
   private readonly subscriptions = new Set<Consumer>();
-  private readonly knownTopics = new Set<string>();
+  private readonly topicChecks = new Map<string, Promise<void>>();
   private producerReady?: Promise<void>;
   private adminReady?: Promise<Admin>;
 
@@ -53,6 +55,7 @@ export class KafkaTransport implements ClientTransport {
       retry: { initialRetryTime: 200, maxRetryTime: 2_000, retries: options.retries ?? 5 },
     });
     this.producer = new EventProducer(this.kafka);
+    this.batcher = new PublishBatcher((batches) => this.producer.sendMany(batches));
   }
 
   async publish(topic: string, records: readonly EncodedRecord[]): Promise<void> {
@@ -62,7 +65,7 @@ export class KafkaTransport implements ClientTransport {
       throw error;
     });
     await this.producerReady;
-    await this.producer.send(topic, records);
+    await this.batcher.publish(topic, records);
   }
 
   async subscribe(request: SubscribeRequest): Promise<Subscription> {
@@ -147,14 +150,23 @@ export class KafkaTransport implements ClientTransport {
     return next;
   }
 
+  /** Checks each topic once (concurrent callers share the check). */
   private async requireTopics(topics: readonly string[]): Promise<void> {
-    const unknown = topics.filter((t) => !this.knownTopics.has(t));
-    if (unknown.length === 0) return;
-    const existing = new Set(await (await this.admin()).listTopics());
-    for (const topic of unknown) {
-      if (!existing.has(topic)) throw new MissingTopicError(topic);
-      this.knownTopics.add(topic);
+    await Promise.all(topics.map((topic) => this.requireTopic(topic)));
+  }
+
+  private requireTopic(topic: string): Promise<void> {
+    let check = this.topicChecks.get(topic);
+    if (!check) {
+      check = (async () => {
+        if (!(await (await this.admin()).listTopics()).includes(topic)) {
+          throw new MissingTopicError(topic);
+        }
+      })();
+      this.topicChecks.set(topic, check);
+      check.catch(() => this.topicChecks.delete(topic)); // a missing topic may be created later
     }
+    return check;
   }
 
   private admin(): Promise<Admin> {
