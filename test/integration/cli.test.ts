@@ -127,7 +127,7 @@ describe('kpm CLI on the real stack', () => {
       ['watcher', true],
       ['state', true],
     ]);
-  });
+  }, 600_000); // a fresh clone builds the three services first
 
   afterAll(async () => {
     await kpm('terminate', '--session', session, '--wait');
