@@ -24,7 +24,9 @@ const common = {
   transformIgnorePatterns,
   testEnvironment: 'node',
   // The local stack's data (etcd keeps *.snap files) is not part of the code jest maps.
-  modulePathIgnorePatterns: ['<rootDir>/.kpm/'],
+  modulePathIgnorePatterns: ['<rootDir>/.kpm/', '<rootDir>/dist/'],
+  // Crawl only our sources: .kpm holds Kafka's logs and etcd's data, dist the build output.
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
 };
 
 module.exports = {
