@@ -21,7 +21,7 @@ export interface BenchResult {
 export interface BenchSuite {
   title: string;
   cases: () => Promise<BenchCase[]> | BenchCase[];
-  /** Optional ratio rows: [label, numerator case, denominator case] by case name. */
+  /** Ratio rows of time per unit: [label, numerator case, denominator case] by case name. */
   ratios?: Array<[string, string, string]>;
   teardown?: () => Promise<void>;
 }

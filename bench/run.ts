@@ -1,8 +1,10 @@
 import { contractsBench } from './contracts.bench';
+import { stateBench } from './state.bench';
+import { watcherBench } from './watcher.bench';
 import { formatNumber, measure, table, type BenchResult, type BenchSuite } from './harness';
 
 /** `npm run bench`: every suite, printed as markdown tables (paste into the README). */
-const suites: BenchSuite[] = [contractsBench];
+const suites: BenchSuite[] = [contractsBench, stateBench, watcherBench];
 
 async function main(): Promise<void> {
   const only = process.argv[2];
@@ -30,7 +32,7 @@ async function main(): Promise<void> {
           ['ratio', 'value'],
           suite.ratios.map(([label, a, b]) => [
             label,
-            `${(byName.get(a)!.medianMs / byName.get(b)!.medianMs).toFixed(1)}×`,
+            `${(byName.get(b)!.perSecond / byName.get(a)!.perSecond).toFixed(1)}×`,
           ]),
         ),
       );

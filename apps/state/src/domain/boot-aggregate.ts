@@ -8,6 +8,8 @@ export class BootAggregate {
   private readonly booted = new Map<string, ProcessInstance>();
   private readonly failed = new Map<string, ProcessBootFailed>();
   private readonly index = new Map<string, number>();
+  /** Accepted uuids with an outcome, counted so `done` stays O(1) for 5000-process boots. */
+  private settled = 0;
 
   constructor(
     readonly commandId: string,
@@ -19,11 +21,19 @@ export class BootAggregate {
   }
 
   offerBooted(instance: ProcessInstance): void {
-    if (this.index.has(instance.uuid)) this.booted.set(instance.uuid, instance);
+    if (!this.index.has(instance.uuid)) return;
+    this.countFirstOutcome(instance.uuid);
+    this.booted.set(instance.uuid, instance);
   }
 
   offerFailed(failure: ProcessBootFailed): void {
-    if (this.index.has(failure.uuid)) this.failed.set(failure.uuid, failure);
+    if (!this.index.has(failure.uuid)) return;
+    this.countFirstOutcome(failure.uuid);
+    this.failed.set(failure.uuid, failure);
+  }
+
+  private countFirstOutcome(uuid: string): void {
+    if (!this.booted.has(uuid) && !this.failed.has(uuid)) this.settled++;
   }
 
   /** Accepted processes with neither a `process.booted` nor a `boot-failed` yet. */
@@ -34,7 +44,7 @@ export class BootAggregate {
   }
 
   get done(): boolean {
-    return this.pending.length === 0;
+    return this.settled === this.index.size;
   }
 
   get succeeded(): boolean {

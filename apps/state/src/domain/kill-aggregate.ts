@@ -23,6 +23,8 @@ export type Reboot = { instance: ProcessInstance } | { failure: ProcessBootFaile
 export class KillAggregate {
   private readonly targets = new Map<string, KillTarget>();
   private reboot?: Reboot;
+  /** Targets without a termination, counted so `done` stays O(1) for 5000-process kills. */
+  private remaining = 0;
 
   constructor(
     readonly commandId: string,
@@ -33,6 +35,7 @@ export class KillAggregate {
     targets: readonly KillTarget[],
   ) {
     for (const target of targets) this.targets.set(target.uuid, { ...target });
+    for (const target of this.targets.values()) if (!target.ended) this.remaining++;
   }
 
   get uuids(): string[] {
@@ -45,6 +48,7 @@ export class KillAggregate {
     if (!target || target.ended) return false;
     if (target.podUid !== undefined && target.podUid !== termination.podUid) return false;
     target.ended = termination;
+    this.remaining--;
     return true;
   }
 
@@ -64,7 +68,7 @@ export class KillAggregate {
   /** Done when every target ended (and a restart's process is back), or its reboot failed. */
   get done(): boolean {
     if (this.reboot && 'failure' in this.reboot) return true;
-    return this.pending.length === 0 && (this.kind !== 'restart' || this.reboot !== undefined);
+    return this.remaining === 0 && (this.kind !== 'restart' || this.reboot !== undefined);
   }
 
   targetList(): readonly KillTarget[] {
