@@ -11,3 +11,4 @@ export * from './lease-elector';
 export * from './pod-watch-stream';
 export * from './config-map-gateway';
 export * from './keep-alive-kube-config';
+export * from './request-timeout';

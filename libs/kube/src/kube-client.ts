@@ -1,5 +1,16 @@
-import { CoordinationV1Api, CoreV1Api, type KubeConfig, Watch } from '@kubernetes/client-node';
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  createConfiguration,
+  type KubeConfig,
+  ServerConfiguration,
+  Watch,
+} from '@kubernetes/client-node';
 import { KeepAliveKubeConfig } from './keep-alive-kube-config';
+import { requestTimeout } from './request-timeout';
+
+/** No API call of kpm's takes this long unless its connection died. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** The API groups kpm uses, built from one kubeconfig. */
 export interface KubeApis {
@@ -10,14 +21,25 @@ export interface KubeApis {
 }
 
 /** From an explicit kubeconfig path (KUBECONFIG of `.kpm/stack.env`), else the usual defaults (in-cluster too). */
-export function createKubeApis(kubeconfigPath?: string): KubeApis {
+export function createKubeApis(
+  kubeconfigPath?: string,
+  requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+): KubeApis {
   const config = new KeepAliveKubeConfig();
   if (kubeconfigPath) config.loadFromFile(kubeconfigPath);
   else config.loadFromDefault();
+  const cluster = config.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig names no current cluster');
+  // As KubeConfig.makeApiClient does, plus a timeout on every call.
+  const api = createConfiguration({
+    baseServer: new ServerConfiguration(cluster.server, {}),
+    authMethods: { default: config },
+    promiseMiddleware: [requestTimeout(requestTimeoutMs)],
+  });
   return {
     config,
-    core: config.makeApiClient(CoreV1Api),
-    coordination: config.makeApiClient(CoordinationV1Api),
+    core: new CoreV1Api(api),
+    coordination: new CoordinationV1Api(api),
     watch: new Watch(config),
   };
 }

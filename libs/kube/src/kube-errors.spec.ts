@@ -31,6 +31,11 @@ describe('classifyKubeError', () => {
     });
   });
 
+  it('treats a call aborted by its request timeout as retryable', () => {
+    const aborted = Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
+    expect(classifyKubeError(aborted)).toMatchObject({ kind: 'retryable', reason: 'Timeout' });
+  });
+
   it('treats refused connections as retryable', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     expect(classifyKubeError(refused).kind).toBe('retryable');

@@ -27,6 +27,8 @@ export function classifyKubeError(error: unknown): KubeFailure {
       (error as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ??
       (error as { code?: unknown })?.code;
     const retryable = typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code);
+    // A call aborted by its request timeout (retry stops anyway when the caller's signal aborted).
+    if (isAbort(error)) return { kind: 'retryable', reason: 'Timeout', message };
     return {
       kind: retryable || isFetchFailure(error) ? 'retryable' : 'other',
       reason: typeof code === 'string' ? code : reason,
@@ -79,4 +81,9 @@ function parseBody(body: unknown): { reason?: string; message?: string } | undef
 
 function isFetchFailure(error: unknown): boolean {
   return error instanceof TypeError && /fetch failed/i.test(error.message);
+}
+
+function isAbort(error: unknown): boolean {
+  const name = (error as { name?: unknown })?.name;
+  return name === 'AbortError' || name === 'TimeoutError';
 }
