@@ -21,6 +21,7 @@ export interface WatcherTestConfig {
 /** Snappy timings for tests: a silent stream or a dead leader is noticed within seconds. */
 export const FAST_WATCHER: Partial<WatcherConfig> = {
   watchInactivitySeconds: 5,
+  requestTimeoutSeconds: 5,
   retryInitialMs: 50,
   watcherRetrySleep: 1,
   leaseDurationSeconds: 4,

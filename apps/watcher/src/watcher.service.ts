@@ -50,7 +50,10 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.readiness.expect(WATCH_PART);
-    const apis = createKubeApis(this.settings.kubeconfig);
+    const apis = createKubeApis(
+      this.settings.kubeconfig,
+      this.settings.watcher.requestTimeoutSeconds * 1000,
+    );
     const { watcher, labels: labelConfig, instance } = this.settings;
     const labels = new KpmLabels(labelConfig.domain);
     const elector = new LeaseElector(apis.coordination, {

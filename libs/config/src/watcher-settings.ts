@@ -59,6 +59,12 @@ export class WatcherConfig {
   @Max(3600)
   watchTimeoutSeconds = 300;
 
+  /** Any API call (list page, finalizer patch, Lease) taking longer is aborted and retried. */
+  @IsInt()
+  @Min(1)
+  @Max(600)
+  requestTimeoutSeconds = 15;
+
   /** Every so often the pods are re-listed and compared with what the watch said (0 = never). */
   @IsInt()
   @Min(0)
