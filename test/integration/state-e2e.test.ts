@@ -102,6 +102,17 @@ it('completes boot, restart and terminate of a live session exactly once with re
   expect(restart.processes[0]).toMatchObject({ uuid: ru01.uuid, statusCode: 'RUNNING' });
   expect(restart.processes[0].podUid).not.toBe(ru01.podUid);
 
+  // `booted` means created and scheduled; terminate only once the new ru-01 really runs, so its
+  // end is a SIGTERM (143) rather than a deletion before start (-1).
+  const running = Date.now() + 60_000;
+  for (;;) {
+    const pod = await h.core.readNamespacedPod({ namespace: session, name: 'ru-01' });
+    const started = pod.status?.containerStatuses?.every((c) => c.state?.running) ?? false;
+    if (pod.metadata?.uid === restart.processes[0].podUid && started) break;
+    if (Date.now() > running) throw new Error(`restarted ru-01 not running: ${pod.status?.phase}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+
   await h.send('e2e-terminate', CommandType.terminate, { session, user: 'alice' });
   const terminate = await completed('e2e-terminate');
   expect(terminate.status).toBe('succeeded');
