@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTopicsWithLeaders } from '@kpm/kafka';
 import {
   Kafka,
   logLevel,
@@ -180,21 +181,18 @@ describe('the local Kafka broker', () => {
   it('creates topics explicitly and never auto-creates them', async () => {
     const events = topicName('events');
     const table = topicName('table');
-    const created = await admin.createTopics({
-      waitForLeaders: true,
-      topics: [
-        {
-          topic: events,
-          numPartitions: 6,
-          configEntries: [{ name: 'retention.ms', value: '604800000' }],
-        },
-        {
-          topic: table,
-          numPartitions: 6,
-          configEntries: [{ name: 'cleanup.policy', value: 'compact' }],
-        },
-      ],
-    });
+    const created = await createTopicsWithLeaders(admin, [
+      {
+        topic: events,
+        numPartitions: 6,
+        configEntries: [{ name: 'retention.ms', value: '604800000' }],
+      },
+      {
+        topic: table,
+        numPartitions: 6,
+        configEntries: [{ name: 'cleanup.policy', value: 'compact' }],
+      },
+    ]);
     expect(created).toBe(true);
     expect(await admin.createTopics({ topics: [{ topic: events, numPartitions: 6 }] })).toBe(false);
     expect(await admin.listTopics()).toEqual(expect.arrayContaining([events, table]));
@@ -221,7 +219,7 @@ describe('the local Kafka broker', () => {
 
   it('delivers keyed records through a consumer group, in order per key, from committed offsets', async () => {
     const topic = topicName('keyed');
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 6 }] });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 6 }]);
     const producer = await clients.producer();
     const keys = ['session-a', 'session-b', 'session-c'];
     for (let i = 0; i < 10; i++) {
@@ -261,7 +259,7 @@ describe('the local Kafka broker', () => {
 
   it('accepts an idempotent producer: one producer id, sequenced, no duplicates', async () => {
     const topic = topicName('idempotent');
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1 }] });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1 }]);
     const producer = await clients.producer({ idempotent: true, maxInFlightRequests: 1 });
     for (let batch = 0; batch < 5; batch++) {
       const messages = Array.from({ length: 10 }, (_, i) => ({
@@ -287,13 +285,10 @@ describe('the local Kafka broker', () => {
   it('runs consume-transform-produce transactions with the consumed offsets in them', async () => {
     const input = topicName('tx-in');
     const output = topicName('tx-out');
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [
-        { topic: input, numPartitions: 3 },
-        { topic: output, numPartitions: 3 },
-      ],
-    });
+    await createTopicsWithLeaders(admin, [
+      { topic: input, numPartitions: 3 },
+      { topic: output, numPartitions: 3 },
+    ]);
     const source = await clients.producer();
     const inputs = Array.from({ length: 12 }, (_, i) => ({
       key: `session-${i % 4}`,
@@ -353,7 +348,7 @@ describe('the local Kafka broker', () => {
 
   it('hides an aborted transaction from read_committed consumers', async () => {
     const topic = topicName('tx-abort');
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1 }] });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1 }]);
     const producer = await clients.producer({
       transactionalId: topicName('tx-abort'),
       idempotent: true,
@@ -420,7 +415,7 @@ describe('a broker in a fresh KPM_HOME', () => {
       const topic = topicName('durable');
       const first = clientsFor(broker.bootstrap);
       const admin = await first.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1 }] });
+      await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1 }]);
       await (
         await first.producer()
       ).send({ topic, acks: -1, messages: [{ key: 'k', value: 'before-restart' }] });

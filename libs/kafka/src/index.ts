@@ -9,6 +9,7 @@ export * from './nest/cloud-event-server';
 export * from './nest/kafka-event-context';
 export * from './poison-record';
 export * from './topic-admin';
+export * from './topic-leaders';
 export * from './co-partitioned-assigner';
 export * from './heartbeats';
 export * from './partition-history-reader';

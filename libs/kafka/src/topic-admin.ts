@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { TopicSpec } from '@kpm/contracts';
+import { createTopicsWithLeaders } from './topic-leaders';
 
 export interface TopicCheck {
   name: string;
@@ -34,14 +35,14 @@ export class TopicAdmin {
 
 async function createTolerantly(admin: Admin, specs: readonly TopicSpec[]): Promise<void> {
   try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: specs.map(({ topic, numPartitions, configEntries }) => ({
+    await createTopicsWithLeaders(
+      admin,
+      specs.map(({ topic, numPartitions, configEntries }) => ({
         topic,
         numPartitions,
         configEntries,
       })),
-    });
+    );
   } catch (error) {
     // Another service may have created them between our list and create: that is success.
     const nested = (error as { errors?: Array<{ type?: string }> }).errors ?? [];
