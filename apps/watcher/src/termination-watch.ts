@@ -35,8 +35,7 @@ export class TerminationWatch {
 
   async run(signal: AbortSignal): Promise<void> {
     const { deps } = this;
-    const { metrics, logger } = deps;
-    const { tracker } = deps;
+    const { metrics, logger, tracker } = deps;
     // Owed releases (API server unreachable) are retried with backoff, not only on the next event.
     let releaseFailures = 0;
     let releaseRetry: NodeJS.Timeout | undefined;
