@@ -46,9 +46,11 @@ describe('foundation: commands through the real broker', () => {
   let producer: Producer;
 
   beforeAll(async () => {
-    const boot = testSettings('boot-worker', prefix);
-    const state = testSettings('state', prefix);
-    const watcher = testSettings('watcher', prefix);
+    // A private label domain too: the watcher must not act on other suites' pods.
+    const own = { KPM_LABEL_DOMAIN: `${prefix}.test.daq` };
+    const boot = testSettings('boot-worker', prefix, own);
+    const state = testSettings('state', prefix, own);
+    const watcher = testSettings('watcher', prefix, own);
     // Sequential: the first start creates the topics the others then find.
     apps.push(
       await runService(BootWorkerModule.register(boot), boot, BootWorkerModule.consumer(boot)),
