@@ -220,7 +220,8 @@ describe('the local Kafka broker', () => {
   it('delivers keyed records through a consumer group, in order per key, from committed offsets', async () => {
     const topic = topicName('keyed');
     await createTopicsWithLeaders(admin, [{ topic, numPartitions: 6 }]);
-    const producer = await clients.producer();
+    // Idempotent like kpm's own producer, so a retried send cannot duplicate a record.
+    const producer = await clients.producer({ idempotent: true, maxInFlightRequests: 1 });
     const keys = ['session-a', 'session-b', 'session-c'];
     for (let i = 0; i < 10; i++) {
       await producer.send({
@@ -289,7 +290,9 @@ describe('the local Kafka broker', () => {
       { topic: input, numPartitions: 3 },
       { topic: output, numPartitions: 3 },
     ]);
-    const source = await clients.producer();
+    // Idempotent: a retried send on a fresh broker must not duplicate inputs (it once did, and
+    // the processor then stopped at 12 records with duplicates still unread).
+    const source = await clients.producer({ idempotent: true, maxInFlightRequests: 1 });
     const inputs = Array.from({ length: 12 }, (_, i) => ({
       key: `session-${i % 4}`,
       value: `event-${i}`,
