@@ -1,7 +1,7 @@
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
-import { failureOf } from './namespace-gateway';
+import { failureOf } from './kube-errors';
 
 /**
  * Small records kpm keeps in the cluster (e.g. a restart in progress, so a redelivered restart

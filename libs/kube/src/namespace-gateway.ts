@@ -1,7 +1,7 @@
 import type { CoreV1Api, V1Namespace } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
-import { KubeCallFailed, withKubeRetry, type KubeRetryOptions } from './kube-retry';
-import { classifyKubeError, type KubeFailure } from './kube-errors';
+import { failureOf } from './kube-errors';
+import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 
 /**
  * Session namespaces as kpm may touch them: created with kpm's creator label, deleted only when
@@ -67,9 +67,4 @@ export class NamespaceGateway {
       throw error;
     }
   }
-}
-
-/** The classified failure of a Kubernetes call, whether or not withKubeRetry wrapped it. */
-export function failureOf(error: unknown): KubeFailure {
-  return error instanceof KubeCallFailed ? error.failure : classifyKubeError(error);
 }

@@ -5,7 +5,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
-import { classifyKubeError } from './kube-errors';
+import { failureOf } from './kube-errors';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 
 /**
@@ -50,7 +50,7 @@ export class PodGateway {
       );
       return this.labels.isOurs(pod.metadata?.labels) ? pod : undefined;
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      if (failureOf(error).kind === 'not-found') return undefined;
       throw error;
     }
   }
@@ -73,7 +73,7 @@ export class PodGateway {
       );
       return true;
     } catch (error) {
-      const kind = unwrapKind(error);
+      const kind = failureOf(error).kind;
       if (kind === 'not-found' || kind === 'conflict') return false;
       throw error;
     }
@@ -103,7 +103,7 @@ export class PodGateway {
       );
       return true;
     } catch (error) {
-      if (unwrapKind(error) === 'not-found') return false;
+      if (failureOf(error).kind === 'not-found') return false;
       throw error;
     }
   }
@@ -118,14 +118,4 @@ export class PodGateway {
     );
     return text.split('\n').filter((line, index, all) => line !== '' || index < all.length - 1);
   }
-}
-
-function isNotFound(error: unknown): boolean {
-  return unwrapKind(error) === 'not-found';
-}
-
-/** withKubeRetry wraps failures in KubeCallFailed; plain ApiExceptions are classified directly. */
-function unwrapKind(error: unknown): string {
-  const failure = (error as { failure?: { kind: string } }).failure;
-  return failure?.kind ?? classifyKubeError(error).kind;
 }

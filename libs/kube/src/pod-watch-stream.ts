@@ -1,6 +1,6 @@
 import type { CoreV1Api, V1Pod, Watch } from '@kubernetes/client-node';
 import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
-import { classifyKubeError, type KubeFailure } from './kube-errors';
+import { failureOf } from './kube-errors';
 import { withKubeRetry } from './kube-retry';
 
 /** Why a list came: the first one, after a 410 (history gone), or the periodic reconcile. */
@@ -223,9 +223,4 @@ export class PodWatchStream {
         .catch((error: unknown) => onDone(error ?? new Error('watch failed')));
     });
   }
-}
-
-/** withKubeRetry wraps failures in KubeCallFailed, which already carries the classification. */
-function failureOf(error: unknown): KubeFailure {
-  return (error as { failure?: KubeFailure }).failure ?? classifyKubeError(error);
 }

@@ -7,7 +7,7 @@ import {
 } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
-import { failureOf } from './namespace-gateway';
+import { failureOf } from './kube-errors';
 
 /**
  * The headless Service of each process, owner-referenced to its pod so Kubernetes' garbage
