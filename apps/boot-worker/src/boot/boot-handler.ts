@@ -18,7 +18,9 @@ import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext, PodBuilder } from './pod-builder';
 import { isAlive } from './pod-state';
 import type { BootFailure, BootOutcome, ProcessBooter } from './process-booter';
+import { isConnectionServer, waitsForReady } from './ready-wait';
 import { SessionNamespace } from './session-namespace';
+import { namespaceView } from './session-ownership';
 
 export class BootHandler {
   private readonly sessions: SessionNamespace;
@@ -46,7 +48,7 @@ export class BootHandler {
         session,
         user,
         processes,
-        namespace: namespace && this.sessions.view(namespace),
+        namespace: namespace && namespaceView(namespace, this.cluster.labels),
         existing: existing.map((p) => ({
           name: p.name,
           uuid: p.uuid,
@@ -103,9 +105,9 @@ export class BootHandler {
     batcher: FactBatcher,
   ): Promise<void> {
     const pm = this.settings.podManagement;
-    const isServer = (p: PlannedProcess) => p.spec.name === pm.connectionServerName;
+    const isServer = (p: PlannedProcess) => isConnectionServer(p, pm.connectionServerName);
     const boot = async (p: PlannedProcess): Promise<BootOutcome> => {
-      const waitReady = isServer(p) || p.role === 'root-controller';
+      const waitReady = waitsForReady(p, pm.connectionServerName);
       const outcome = await this.bootOne(p, bootContext, waitReady, context.signal);
       batcher.add(this.factOf(p, bootContext, context.subject, outcome));
       return outcome;
