@@ -11,6 +11,7 @@ import type { BootWorkerMetrics } from '../boot-worker-metrics';
 import type { Cluster } from '../cluster';
 import { checkStopping } from '../commands/command-context';
 import type { PlannedProcess } from './planned-process';
+import { waitPreviousPodGone } from './previous-pod';
 import type { BootContext, PodBuilder, PodPlacement } from './pod-builder';
 import { isAlive, isReady } from './pod-state';
 
@@ -120,15 +121,9 @@ export class ProcessBooter {
       }
       // The earlier process ended; its pod stays until deleted (restartPolicy Never): free the name.
       if (!existing.metadata?.deletionTimestamp) await this.cluster.pods.delete(existing, 0);
-      const timeoutMs = this.settings.podManagement.restartCleanupTime * 1000;
-      const pending = await this.cluster.waitGone([existing], timeoutMs, signal);
-      checkStopping(signal);
-      if (pending.length > 0) {
-        return fail(
-          'PreviousPodNotGone',
-          `the ended pod ${namespace}/${name} of an earlier process is still there after ${timeoutMs / 1000} s (its termination is not recorded yet: is the watcher running?)`,
-        );
-      }
+      const timeoutS = this.settings.podManagement.restartCleanupTime;
+      const notGone = await waitPreviousPodGone(this.cluster, existing, timeoutS, signal);
+      if (notGone) return notGone;
     }
     return fail('NameTaken', `pod ${namespace}/${name} exists and is not kpm's`);
   }

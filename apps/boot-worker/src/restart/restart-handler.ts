@@ -15,7 +15,9 @@ import type { Cluster } from '../cluster';
 import type { PlannedProcess } from '../boot/planned-process';
 import type { PodBuilder } from '../boot/pod-builder';
 import type { BootOutcome, ProcessBooter } from '../boot/process-booter';
-import { checkStopping, type CommandContext } from '../commands/command-context';
+import { waitPreviousPodGone } from '../boot/previous-pod';
+import { waitsForReady } from '../boot/ready-wait';
+import type { CommandContext } from '../commands/command-context';
 import { bootOutcomeFact } from '../facts/boot-outcome';
 import type { FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
@@ -90,24 +92,13 @@ export class RestartHandler {
     if (old) {
       await this.killer.kill([old], request, context);
       const timeoutS = this.settings.podManagement.restartCleanupTime;
-      const pending = await this.cluster.waitGone([old.pod], timeoutS * 1000, context.signal);
-      checkStopping(context.signal);
-      if (pending.length > 0) {
-        const message = `the old pod ${target.session}/${target.spec.name} is still there ${timeoutS} s after it ended (its termination is not recorded yet: is the watcher running?)`;
-        return this.emit(
-          process,
-          target,
-          { ok: false, code: 'PreviousPodNotGone', message },
-          context,
-        );
-      }
+      const notGone = await waitPreviousPodGone(this.cluster, old.pod, timeoutS, context.signal);
+      if (notGone) return this.emit(process, target, notGone, context);
     } else {
       // The old pod went before a crash interrupted this restart: its kill was accepted already.
       await this.killer.accept([[target.uuid]], request, this.killer.timing(request), context);
     }
-    const waitReady =
-      process.role === 'root-controller' ||
-      process.spec.name === this.settings.podManagement.connectionServerName;
+    const waitReady = waitsForReady(process, this.settings.podManagement.connectionServerName);
     const outcome = await this.booter.boot(
       process,
       { session: target.session, user: target.user, commandId: context.commandId },
