@@ -4,6 +4,7 @@
  * for, the rest concurrently under `bootConcurrency` — streaming `process.booted` /
  * `process.boot-failed` as they settle.
  */
+import type { V1Namespace } from '@kubernetes/client-node';
 import { mapConcurrent } from '@kpm/common';
 import type { BootCommand, FieldError } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
@@ -38,12 +39,24 @@ export class BootHandler {
 
   /** Boots the command's processes; returns the reasons it is refused, if it is. */
   async handle(command: BootCommand, context: CommandContext): Promise<FieldError[]> {
-    const { session, user } = command;
     const processes = planProcesses(context.commandId, command.processes);
-    const namespace = await this.cluster.namespaces.read(session);
+    const namespace = await this.cluster.namespaces.read(command.session);
+    const errors = await this.validate(command, processes, namespace);
+    if (errors.length > 0) return errors;
+    await this.accept(command, processes, context);
+    await this.bootSession(command, processes, namespace, context);
+    return [];
+  }
+
+  /** The checks against the session's state and the configuration. */
+  private async validate(
+    { session, user }: BootCommand,
+    processes: PlannedProcess[],
+    namespace: V1Namespace | undefined,
+  ): Promise<FieldError[]> {
     const existing = namespace ? await this.cluster.processes(session) : [];
     const pm = this.settings.podManagement;
-    const errors = validateBoot(
+    return validateBoot(
       {
         session,
         user,
@@ -62,9 +75,13 @@ export class BootHandler {
         allowPrivileged: pm.allowPrivileged,
       },
     );
-    if (errors.length > 0) return errors;
+  }
 
-    const { commandId, subject } = context;
+  private async accept(
+    { session, user }: BootCommand,
+    processes: PlannedProcess[],
+    { commandId, subject }: CommandContext,
+  ): Promise<void> {
     await this.sink.send([
       this.facts.bootAccepted(subject, {
         commandId,
@@ -78,7 +95,16 @@ export class BootHandler {
         })),
       }),
     ]);
-    const bootContext: BootContext = { session, user, commandId };
+  }
+
+  /** Prepares the namespace, then boots; facts go out in batches as the processes settle. */
+  private async bootSession(
+    { session, user }: BootCommand,
+    processes: PlannedProcess[],
+    namespace: V1Namespace | undefined,
+    context: CommandContext,
+  ): Promise<void> {
+    const bootContext: BootContext = { session, user, commandId: context.commandId };
     const batcher = new FactBatcher(this.sink, {
       lingerMs: 200,
       maxBatch: 250,
@@ -88,11 +114,11 @@ export class BootHandler {
     try {
       const unusable = await this.sessions.prepare(namespace, session, user, context.signal);
       if (unusable) {
-        for (const p of processes) batcher.add(this.failed(p, bootContext, subject, unusable));
-        return [];
+        for (const p of processes)
+          batcher.add(this.failed(p, bootContext, context.subject, unusable));
+        return;
       }
       await this.bootAll(processes, bootContext, context, batcher);
-      return [];
     } finally {
       await batcher.close();
     }
