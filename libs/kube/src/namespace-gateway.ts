@@ -1,5 +1,6 @@
 import type { CoreV1Api, V1Namespace } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
+import { createOrExisting, deleteIfSame } from './guarded-calls';
 import { failureOf } from './kube-errors';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 
@@ -37,34 +38,20 @@ export class NamespaceGateway {
     const body: V1Namespace = {
       metadata: { name, labels: { ...labels, [this.labels.creator]: 'kpm' }, annotations },
     };
-    try {
-      return await withKubeRetry(() => this.core.createNamespace({ body }), this.retry);
-    } catch (error) {
-      if (failureOf(error).kind !== 'conflict') throw error;
-      const existing = await this.read(name);
-      if (!existing) throw error;
-      return existing;
-    }
+    return createOrExisting(
+      () => this.core.createNamespace({ body }),
+      () => this.read(name),
+      this.retry,
+    );
   }
 
   /** Deletes a namespace of kpm's; false when it is gone already or is not kpm's. */
   async delete(namespace: V1Namespace): Promise<boolean> {
     const { name, uid } = namespace.metadata ?? {};
     if (!name || !this.labels.isOurs(namespace.metadata?.labels)) return false;
-    try {
-      await withKubeRetry(
-        () =>
-          this.core.deleteNamespace({
-            name,
-            body: { preconditions: uid ? { uid } : undefined },
-          }),
-        this.retry,
-      );
-      return true;
-    } catch (error) {
-      const kind = failureOf(error).kind;
-      if (kind === 'not-found' || kind === 'conflict') return false;
-      throw error;
-    }
+    return deleteIfSame(
+      () => this.core.deleteNamespace({ name, body: { preconditions: uid ? { uid } : undefined } }),
+      this.retry,
+    );
   }
 }

@@ -5,6 +5,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
+import { deleteIfSame } from './guarded-calls';
 import { failureOf } from './kube-errors';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 
@@ -59,24 +60,17 @@ export class PodGateway {
   async delete(pod: V1Pod, gracePeriodSeconds: number): Promise<boolean> {
     const { namespace, name, uid } = pod.metadata ?? {};
     if (!namespace || !name || !this.labels.isOurs(pod.metadata?.labels)) return false;
-    try {
-      await withKubeRetry(
-        () =>
-          this.core.deleteNamespacedPod({
-            namespace,
-            name,
-            gracePeriodSeconds,
-            // Never delete a newer pod that reused the name (restart keeps the uuid and name).
-            body: { preconditions: uid ? { uid } : undefined, gracePeriodSeconds },
-          }),
-        this.retry,
-      );
-      return true;
-    } catch (error) {
-      const kind = failureOf(error).kind;
-      if (kind === 'not-found' || kind === 'conflict') return false;
-      throw error;
-    }
+    return deleteIfSame(
+      () =>
+        this.core.deleteNamespacedPod({
+          namespace,
+          name,
+          gracePeriodSeconds,
+          // Never delete a newer pod that reused the name (restart keeps the uuid and name).
+          body: { preconditions: uid ? { uid } : undefined, gracePeriodSeconds },
+        }),
+      this.retry,
+    );
   }
 
   /**
