@@ -21,11 +21,9 @@ import type { CommandContext } from '../commands/command-context';
 import { bootOutcomeFact } from '../facts/boot-outcome';
 import type { FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
-import { exactlyOne } from '../kill/exactly-one';
-import { EMPTY_QUERY } from '../kill/kill-handler';
+import { selectOne } from '../kill/exactly-one';
 import type { Killer, KillRequest } from '../kill/killer';
 import type { ProcessPod } from '../kill/process-pod';
-import { isEmptyQuery, resolveQuery } from '../kill/query-resolver';
 import { restartLabel, restartRecord, targetOf, type RestartTarget } from './restart-record';
 
 type Found =
@@ -43,8 +41,6 @@ export class RestartHandler {
   ) {}
 
   async handle(command: RestartCommand, context: CommandContext): Promise<FieldError[]> {
-    const { query } = command;
-    if (isEmptyQuery(query)) return [EMPTY_QUERY];
     const { labels, records } = this.cluster;
     const [record] = await records.list(restartLabel(labels, context.commandId));
     const recorded = record && targetOf(record, labels);
@@ -72,11 +68,7 @@ export class RestartHandler {
   }
 
   private async fromQuery(command: RestartCommand): Promise<Found> {
-    const { query } = command;
-    const one = exactlyOne(
-      resolveQuery(query, await this.cluster.processes(query.session)),
-      'restart',
-    );
+    const one = await selectOne(this.cluster, command.query, 'restart');
     if (!one.ok) return one;
     const target = this.targetFrom(one.process);
     return target.ok ? { ok: true, target: target.target, old: one.process } : target;
