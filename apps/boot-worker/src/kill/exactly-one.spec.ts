@@ -3,8 +3,13 @@ import { selectOne } from './exactly-one';
 import { EMPTY_QUERY } from './kill-handler';
 import type { ProcessPod } from './process-pod';
 
-const process = (name: string, uuid: string): ProcessPod =>
-  ({ name, uuid, session: 'run-7', role: 'application', pod: {} }) as ProcessPod;
+const process = (name: string, uuid: string): ProcessPod => ({
+  name,
+  uuid,
+  session: 'run-7',
+  role: 'application',
+  pod: {},
+});
 const running = [process('ru-01', 'u-1'), process('ru-02', 'u-2')];
 const cluster = { processes: () => Promise.resolve(running) };
 
