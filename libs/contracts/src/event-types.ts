@@ -1,6 +1,6 @@
 /**
- * Every CloudEvent `type` kpm reads or writes (DESIGN §4–§5), grouped by the topic that carries
- * it, and the small vocabularies (statuses, roles, broadcast types) the data uses.
+ * Every CloudEvent `type` kpm reads or writes (docs/design.md §4–§5), grouped by the topic that
+ * carries it, and the small vocabularies (statuses, roles, broadcast types) the data uses.
  *
  * Types end in `.v1`: a breaking change to a payload gets a new type, so old and new producers
  * can share a topic while consumers migrate.
@@ -48,8 +48,8 @@ export const BroadcastEventType = {
 export type BroadcastEventType = (typeof BroadcastEventType)[keyof typeof BroadcastEventType];
 
 /**
- * `kpm.processes` (compacted, keyed by process uuid): the latest ProcessInstance. DESIGN §2
- * names the topic but not the type; this is it.
+ * `kpm.processes` (compacted, keyed by process uuid): the latest ProcessInstance
+ * (docs/design.md §5.5, §11.1: the first sketch of the contract named no type for it).
  */
 export const ProcessTableType = {
   processInstance: 'daq.kpm.process.instance.v1',

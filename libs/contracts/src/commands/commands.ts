@@ -1,6 +1,6 @@
 /**
- * The `data` of each command on `kpm.commands` (DESIGN §4). The CloudEvent id is the command
- * id; the subject is the session.
+ * The `data` of each command on `kpm.commands` (docs/design.md §4). The CloudEvent id is the
+ * command id; the subject is the session.
  */
 import { Type } from 'class-transformer';
 import {
