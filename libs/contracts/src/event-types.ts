@@ -116,7 +116,3 @@ export type DetectionSource = (typeof DETECTION_SOURCES)[number];
 /** Which kind of container failed first. */
 export const CONTAINER_TYPES = ['init', 'main'] as const;
 export type ContainerType = (typeof CONTAINER_TYPES)[number];
-
-/** The kpm services, as named in broadcasts' emitter and in the AsyncAPI operations. */
-export const SERVICES = ['boot-worker', 'watcher', 'state', 'cli'] as const;
-export type ServiceName = (typeof SERVICES)[number];

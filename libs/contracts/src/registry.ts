@@ -206,7 +206,3 @@ export function typesOfTopic(topic: TopicId): EventType[] {
 export function typeEntry(type: EventType): TypeEntry<object> {
   return TYPE_REGISTRY[type] as unknown as TypeEntry<object>;
 }
-
-export function topicOf(type: EventType): TopicId {
-  return TYPE_REGISTRY[type].topic;
-}
