@@ -5,14 +5,12 @@ import {
   type QueriedProcess,
 } from './process-query-match';
 
-const UUID_RU_01 = '00000000-0000-4000-8000-000000000001';
-const UUID_RU_02 = '00000000-0000-4000-8000-000000000002';
-const UUID_LOG = '00000000-0000-4000-8000-000000000003';
+const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 
 const PROCESSES: QueriedProcess[] = [
-  { uuid: UUID_RU_01, name: 'ru-01', session: 'run-7', user: 'alice' },
-  { uuid: UUID_RU_02, name: 'ru-02', session: 'run-8', user: 'bob' },
-  { uuid: UUID_LOG, name: 'logger', session: 'run-7' },
+  { uuid: uuid(1), name: 'ru-01', session: 'run-7', user: 'alice' },
+  { uuid: uuid(2), name: 'ru-02', session: 'run-8', user: 'bob' },
+  { uuid: uuid(3), name: 'logger', session: 'run-7' },
 ];
 
 /** JSON producers may send `null` for an optional field; it passes validation as absent. */
@@ -25,7 +23,7 @@ describe('isEmptyProcessQuery', () => {
     ['null fields', nulls, true],
     ['a session', { session: 'run-7' }, false],
     ['a user', { user: 'alice' }, false],
-    ['a uuid', { uuids: [UUID_RU_01] }, false],
+    ['a uuid', { uuids: [uuid(1)] }, false],
     ['a name', { names: ['ru'] }, false],
   ])('%s', (_case, query, empty) => {
     expect(isEmptyProcessQuery(query)).toBe(empty);
@@ -38,7 +36,7 @@ describe('processQueryMatcher', () => {
     ['null and empty selectors are absent', { ...nulls, uuids: [] }, ['ru-01', 'ru-02', 'logger']],
     ['a session', { session: 'run-7' }, ['ru-01', 'logger']],
     ['a user', { user: 'alice' }, ['ru-01']],
-    ['uuids', { uuids: [UUID_RU_02, UUID_LOG] }, ['ru-02', 'logger']],
+    ['uuids', { uuids: [uuid(2), uuid(3)] }, ['ru-02', 'logger']],
     ['a name is searched unanchored, like re.search', { names: ['u-0'] }, ['ru-01', 'ru-02']],
     ['anchors are honoured', { names: ['^u-0'] }, []],
     ['any one name may match', { names: ['nope', 'logg'] }, ['logger']],
