@@ -21,7 +21,7 @@ export class ShardMemory {
   readonly completed = new Set<string>();
   readonly boots = new Map<string, BootAggregate>();
   readonly kills = new Map<string, KillAggregate>();
-  /** Until false, facts rebuild aggregates but publish nothing but overdue completions. */
+  /** False while restoring: facts rebuild aggregates but publish nothing but due completions. */
   live = true;
   /** Boot facts whose command has not been accepted here yet. */
   private readonly early = new Map<string, BootFact[]>();
