@@ -1,8 +1,8 @@
-import type { FieldError, ProcessQuery } from '@kpm/contracts';
+import { isEmptyProcessQuery, type FieldError, type ProcessQuery } from '@kpm/contracts';
 import type { Cluster } from '../cluster';
 import { EMPTY_QUERY } from './kill-handler';
 import type { ProcessPod } from './process-pod';
-import { describeMatches, isEmptyQuery, resolveQuery } from './query-resolver';
+import { describeMatches, resolveQuery } from './query-resolver';
 
 type One = { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[] };
 
@@ -12,7 +12,7 @@ export async function selectOne(
   query: ProcessQuery,
   command: 'restart' | 'logs',
 ): Promise<One> {
-  if (isEmptyQuery(query)) return { ok: false, errors: [EMPTY_QUERY] };
+  if (isEmptyProcessQuery(query)) return { ok: false, errors: [EMPTY_QUERY] };
   return exactlyOne(resolveQuery(query, await cluster.processes(query.session)), command);
 }
 

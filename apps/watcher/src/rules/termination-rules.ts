@@ -1,5 +1,5 @@
 /**
- * With which exit code a pod ended (DESIGN §6 "Terminations"); whether it ended is libs/kube's
+ * With which exit code a pod ended (docs/design.md §6.5); whether it ended is libs/kube's
  * `podEnding`. Pure: a pod object
  * (typed from a list, or plain JSON from the watch stream — timestamps may be Date or string)
  * and the watch event type in, a verdict out.
@@ -26,7 +26,7 @@ export interface TerminationFailureDetail {
   podMessage?: string;
 }
 
-/** How a pod ended: the facts of DESIGN §5's terminated event that come from the pod itself. */
+/** How a pod ended: the pod's own facts in the terminated event of docs/design.md §5.2. */
 export interface TerminalVerdict {
   terminal: true;
   exitCode: number;
