@@ -4,6 +4,7 @@
  */
 import {
   broadcastText,
+  commandName,
   eventId,
   type CommandCompleted,
   type CommandStatus,
@@ -14,12 +15,6 @@ import {
 import type { BroadcastEffect, Effect } from './effects';
 
 const SERVICE = 'state';
-
-/** `daq.kpm.command.kill.v1` → `kill`, for texts. */
-export function commandVerb(commandType: string): string {
-  const match = /^daq\.kpm\.command\.([a-z-]+)\.v\d+$/.exec(commandType);
-  return match ? match[1] : commandType;
-}
 
 export function receivedBroadcast(
   commandId: string,
@@ -47,7 +42,7 @@ export function startBroadcast(
     id: eventId(SERVICE, 'COMMAND_EXECUTION_START', commandId),
     broadcastType: 'COMMAND_EXECUTION_START',
     session,
-    text: `${commandVerb(commandType)} ${commandId} started: ${detail}`,
+    text: `${commandName(commandType)} ${commandId} started: ${detail}`,
     data: { commandId, commandType },
   };
 }
@@ -103,7 +98,7 @@ export function completionEffects(input: CompletionInput): Effect[] {
   };
   const ok = input.status === 'succeeded';
   const broadcastType = ok ? 'COMMAND_EXECUTION_SUCCESS' : 'COMMAND_EXECUTION_FAILED';
-  const verb = commandVerb(input.commandType);
+  const verb = commandName(input.commandType);
   const summary = [
     `${input.processes.length} process${input.processes.length === 1 ? '' : 'es'}`,
     ...(input.pending && input.pending.length > 0 ? [`${input.pending.length} pending`] : []),
