@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { Kafka } from 'kafkajs';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
+import type { KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
 import { DashboardController } from './dashboard/dashboard.controller';
 import { EventsController } from './http/events.controller';
@@ -39,7 +39,7 @@ export class StateModule {
       topics,
       transport: (app, readiness) =>
         new StateTransport(
-          app.get<Kafka>(KAFKA_CLIENT),
+          app.get<KafkaClient>(KAFKA_CLIENT),
           settings,
           groupId,
           topics,

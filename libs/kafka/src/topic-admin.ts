@@ -1,6 +1,7 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import type { TopicSpec } from '@kpm/contracts';
 import { createTopicsWithLeaders } from './topic-leaders';
+import type { KafkaClient } from './kafka-client';
 
 export interface TopicCheck {
   name: string;
@@ -11,7 +12,7 @@ export interface TopicCheck {
 
 /** Creates kpm's topics idempotently at service start (and for `kpm topics create`). */
 export class TopicAdmin {
-  constructor(private readonly kafka: Kafka) {}
+  constructor(private readonly kafka: KafkaClient) {}
 
   async ensure(specs: readonly TopicSpec[]): Promise<TopicCheck[]> {
     const admin = this.kafka.admin();

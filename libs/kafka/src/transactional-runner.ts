@@ -11,7 +11,7 @@
  *   together. Consumers of the outputs read committed.
  * - A failed transaction voids p's in-memory state: it is restored again before more input.
  */
-import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Producer } from 'kafkajs';
 import { backoffDelay, delay } from '@kpm/common';
 import { CoPartitionedAssigner } from './co-partitioned-assigner';
 import type { RunnerLogger } from './consumer-runner';
@@ -19,6 +19,7 @@ import type { OutboundRecord } from './event-producer';
 import { whileHeartbeating } from './heartbeats';
 import { PartitionOwner } from './partition-owner';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
+import type { KafkaClient } from './kafka-client';
 
 /** An output record; `partition` pins it (e.g. to the input's partition number). */
 export interface TransactionalRecord extends OutboundRecord {
@@ -42,7 +43,7 @@ export interface PartitionStateHandler {
 }
 
 export interface TransactionalRunnerOptions {
-  kafka: Kafka;
+  kafka: KafkaClient;
   groupId: string;
   topics: readonly string[];
   handler: PartitionStateHandler;

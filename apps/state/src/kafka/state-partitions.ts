@@ -11,7 +11,6 @@
  *    through the consumer as usual.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Kafka } from 'kafkajs';
 import {
   CompletionType,
   parseRecord,
@@ -26,6 +25,7 @@ import {
   readPartitionHistory,
   type CommittedOffsets,
   type InboundRecord,
+  type KafkaClient,
   type PartitionStateHandler,
   type TransactionalRecord,
   type TransactionalRunner,
@@ -48,7 +48,7 @@ export class StatePartitions implements PartitionStateHandler {
 
   constructor(
     @Inject(KpmSettings) private readonly settings: KpmSettings,
-    @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
+    @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
     @Inject(Broadcaster) broadcaster: Broadcaster,
     @Inject(StateView) private readonly view: StateView,
     @Inject(StateMetrics) private readonly metrics: StateMetrics,

@@ -4,9 +4,8 @@
  */
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
-import type { Kafka } from 'kafkajs';
 import type { KpmSettings } from '@kpm/config';
-import { TransactionalRunner } from '@kpm/kafka';
+import { TransactionalRunner, type KafkaClient } from '@kpm/kafka';
 import type { Readiness } from '@kpm/service-kit';
 import type { StatePartitions } from './state-partitions';
 
@@ -15,7 +14,7 @@ export class StateTransport extends Server implements CustomTransportStrategy {
   private runner?: TransactionalRunner;
 
   constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     private readonly settings: KpmSettings,
     private readonly groupId: string,
     private readonly topics: readonly string[],
