@@ -12,6 +12,8 @@ export * from './topic-leaders';
 export * from './co-partitioned-assigner';
 export * from './heartbeats';
 export * from './partition-history-reader';
+export * from './partition-reset';
+export * from './partition-state-handler';
 export * from './transactional-runner';
 export * from './partition-owner';
 export * from './positioned-reader';
