@@ -7,7 +7,7 @@ import { DashboardController } from './dashboard/dashboard.controller';
 import { EventsController } from './http/events.controller';
 import { ProcessesController } from './http/processes.controller';
 import { StateMetrics } from './kafka/state-metrics';
-import { StatePartitions } from './kafka/state-partitions';
+import { StateCoordinator } from './kafka/state-coordinator';
 import { StateTransport } from './kafka/state-transport';
 import { StateView } from './view/state-view';
 
@@ -18,7 +18,7 @@ export class StateModule {
       module: StateModule,
       imports: [ServiceKitModule.forRoot(settings)],
       controllers: [ProcessesController, EventsController, DashboardController],
-      providers: [StateView, StateMetrics, StatePartitions],
+      providers: [StateView, StateMetrics, StateCoordinator],
     };
   }
 
@@ -43,7 +43,7 @@ export class StateModule {
           settings,
           groupId,
           topics,
-          app.get(StatePartitions),
+          app.get(StateCoordinator),
           readiness,
         ),
     };

@@ -7,7 +7,7 @@ import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { KpmSettings } from '@kpm/config';
 import { TransactionalRunner, type KafkaClient } from '@kpm/kafka';
 import type { Readiness } from '@kpm/service-kit';
-import type { StatePartitions } from './state-partitions';
+import type { StateCoordinator } from './state-coordinator';
 
 export class StateTransport extends Server implements CustomTransportStrategy {
   protected override readonly logger = new Logger(StateTransport.name);
@@ -18,7 +18,7 @@ export class StateTransport extends Server implements CustomTransportStrategy {
     private readonly settings: KpmSettings,
     private readonly groupId: string,
     private readonly topics: readonly string[],
-    private readonly partitions: StatePartitions,
+    private readonly partitions: StateCoordinator,
     private readonly readiness: Readiness,
   ) {
     super();
