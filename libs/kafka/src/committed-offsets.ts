@@ -1,16 +1,15 @@
 import type { CommittedOffsets } from './partition-state-handler';
 import type { KafkaClient } from './kafka-client';
+import { withAdmin } from './shared-admin';
 
 /** The group's committed positions of `partitions` in every topic; never committed reads as 0. */
-export async function fetchCommittedOffsets(
+export function fetchCommittedOffsets(
   kafka: KafkaClient,
   groupId: string,
   topics: readonly string[],
   partitions: readonly number[],
 ): Promise<CommittedOffsets> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
+  return withAdmin(kafka, async (admin) => {
     const fetched = await admin.fetchOffsets({ groupId, topics: [...topics] });
     return new Map(
       fetched.map(({ topic, partitions: list }) => [
@@ -22,7 +21,5 @@ export async function fetchCommittedOffsets(
         ),
       ]),
     );
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }

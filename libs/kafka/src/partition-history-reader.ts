@@ -9,6 +9,7 @@ import type { Consumer } from 'kafkajs';
 import { CatchUp } from './catch-up';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
+import { withAdmin } from './shared-admin';
 
 export interface HistoryRequest {
   topic: string;
@@ -102,13 +103,11 @@ interface Target {
   end: bigint;
 }
 
-async function resolveTargets(
+function resolveTargets(
   kafka: KafkaClient,
   requests: readonly HistoryRequest[],
 ): Promise<Map<string, Target>> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
+  return withAdmin(kafka, async (admin) => {
     const targets = new Map<string, Target>();
     for (const request of requests) {
       const offsets = await admin.fetchTopicOffsets(request.topic);
@@ -123,9 +122,7 @@ async function resolveTargets(
       }
     }
     return targets;
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }
 
 function pauseUnwanted(

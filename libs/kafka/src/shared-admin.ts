@@ -42,14 +42,26 @@ export class SharedAdmin {
   }
 }
 
-/** The end offset of every non-empty partition of `topics`, read once with a short-lived admin. */
-export async function nonEmptyPartitionEnds(
+/** Runs `work` with an admin connection of its own, closed afterwards. */
+export async function withAdmin<T>(
   kafka: KafkaClient,
-  topics: readonly string[],
-): Promise<Map<string, bigint>> {
+  work: (admin: Admin) => Promise<T>,
+): Promise<T> {
   const admin = kafka.admin();
   await admin.connect();
   try {
+    return await work(admin);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The end offset of every non-empty partition of `topics`, keyed `topic/partition`. */
+export function nonEmptyPartitionEnds(
+  kafka: KafkaClient,
+  topics: readonly string[],
+): Promise<Map<string, bigint>> {
+  return withAdmin(kafka, async (admin) => {
     const ends = new Map<string, bigint>();
     for (const topic of topics) {
       for (const p of await admin.fetchTopicOffsets(topic)) {
@@ -57,7 +69,5 @@ export async function nonEmptyPartitionEnds(
       }
     }
     return ends;
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }

@@ -2,6 +2,7 @@ import type { Admin } from 'kafkajs';
 import type { TopicSpec } from '@kpm/contracts';
 import { createTopicsWithLeaders } from './topic-leaders';
 import type { KafkaClient } from './kafka-client';
+import { withAdmin } from './shared-admin';
 
 export interface TopicCheck {
   name: string;
@@ -14,10 +15,8 @@ export interface TopicCheck {
 export class TopicAdmin {
   constructor(private readonly kafka: KafkaClient) {}
 
-  async ensure(specs: readonly TopicSpec[]): Promise<TopicCheck[]> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
+  ensure(specs: readonly TopicSpec[]): Promise<TopicCheck[]> {
+    return withAdmin(this.kafka, async (admin) => {
       const existing = new Set(await admin.listTopics());
       const missing = specs.filter((spec) => !existing.has(spec.topic));
       if (missing.length > 0) await createTolerantly(admin, missing);
@@ -28,9 +27,7 @@ export class TopicAdmin {
         created: missing.includes(spec),
         problem: problems.get(spec.topic),
       }));
-    } finally {
-      await admin.disconnect();
-    }
+    });
   }
 }
 
