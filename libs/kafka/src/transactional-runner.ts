@@ -5,26 +5,25 @@
  * - Each owned p gets its own transactional producer (`<transactionalIdPrefix>-<p>`). Starting
  *   it fences a previous owner (a zombie after a rebalance, or this service before a crash) and
  *   aborts its open transaction, so only one writer for p exists at a time.
- * - Before p is processed, the handler restores its state (reading what was committed).
+ * - Before p is processed, the handler restores its state (reading what was committed); see
+ *   partition-restore.ts.
  * - Each batch of one input partition is applied and its outputs are written in one transaction
  *   together with the batch's offsets (`sendOffsets`): outputs and progress commit or vanish
  *   together. Consumers of the outputs read committed.
  * - A failed transaction voids p's in-memory state: it is restored again before more input.
  */
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import type { BackoffPolicy } from '@kpm/common';
 import { CoPartitionedAssigner } from './co-partitioned-assigner';
-import { fetchCommittedOffsets } from './committed-offsets';
 import type { RunnerLogger } from './consumer-runner';
 import { whileHeartbeating } from './heartbeats';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
 import { PartitionOwner } from './partition-owner';
+import { restorePartitions, type RestoreContext } from './partition-restore';
 import { errorMessage as message, PartitionReset } from './partition-reset';
 import type { PartitionStateHandler, TransactionalRecord } from './partition-state-handler';
 import { runnerReadiness } from './runner-readiness';
-
-const RESTORE_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 15_000 };
 
 export interface TransactionalRunnerOptions {
   kafka: KafkaClient;
@@ -51,7 +50,23 @@ export class TransactionalRunner {
   private crashed?: string;
   private stopping = false;
 
-  constructor(private readonly options: TransactionalRunnerOptions) {}
+  private readonly restoreContext: RestoreContext;
+
+  constructor(private readonly options: TransactionalRunnerOptions) {
+    const { kafka, groupId, topics, handler, logger, restoreBackoff } = options;
+    this.restoreContext = {
+      kafka,
+      groupId,
+      topics,
+      handler,
+      logger,
+      backoff: restoreBackoff,
+      current: (p) => this.owners.get(p),
+      replace: (partitions, ready) => this.createOwners(partitions, ready),
+      stopping: () => this.stopping,
+      restored: () => this.report(),
+    };
+  }
 
   /** The partition numbers this member owns and has restored. */
   owned(): number[] {
@@ -125,7 +140,9 @@ export class TransactionalRunner {
   private restore(partitions: number[]): void {
     let settle!: () => void;
     const ready = new Promise<void>((resolve) => (settle = resolve));
-    void this.restoreWithRetries(this.createOwners(partitions, ready)).finally(settle);
+    void restorePartitions(this.restoreContext, this.createOwners(partitions, ready)).finally(
+      settle,
+    );
   }
 
   private createOwners(partitions: readonly number[], ready: Promise<void>): PartitionOwner[] {
@@ -138,53 +155,6 @@ export class TransactionalRunner {
       this.owners.set(p, owner);
       return owner;
     });
-  }
-
-  private async restoreWithRetries(first: PartitionOwner[]): Promise<void> {
-    let owners = first;
-    for (let attempt = 1; ; attempt++) {
-      owners = owners.filter((o) => this.owners.get(o.partition) === o);
-      if (owners.length === 0 || this.stopping) return;
-      try {
-        await this.restoreOnce(owners);
-        return;
-      } catch (error) {
-        this.options.logger?.warn(
-          `restoring partitions failed (attempt ${attempt}): ${message(error)}`,
-        );
-        // A producer that failed (fenced, say) is not used again: the next attempt starts afresh.
-        for (const owner of owners) {
-          this.options.handler.release(owner.partition);
-          await owner.producer.disconnect().catch(() => undefined);
-        }
-        await delay(backoffDelay(attempt, this.options.restoreBackoff ?? RESTORE_BACKOFF));
-        const still = owners.filter((o) => this.owners.get(o.partition) === o);
-        owners = this.createOwners(
-          still.map((o) => o.partition),
-          first[0].ready,
-        );
-      }
-    }
-  }
-
-  private async restoreOnce(owners: PartitionOwner[]): Promise<void> {
-    const started = Date.now();
-    // Fencing first: the previous owner's open transaction is aborted before we read what committed.
-    await Promise.all(owners.map((owner) => owner.fence()));
-    const { kafka, groupId, topics } = this.options;
-    const partitions = owners.map((o) => o.partition);
-    const committed = await fetchCommittedOffsets(kafka, groupId, topics, partitions);
-    const first = await this.options.handler.restore(partitions, committed);
-    for (const owner of owners) {
-      for (const [topic, offsets] of committed)
-        owner.next.set(topic, BigInt(offsets.get(owner.partition) ?? '0'));
-      await owner.commit(this.options.groupId, first.get(owner.partition) ?? []);
-      owner.restored = true;
-    }
-    this.options.logger?.log(
-      `restored partitions [${owners.map((o) => o.partition).join(', ')}] in ${Date.now() - started} ms`,
-    );
-    this.report();
   }
 
   private async consumeBatch(payload: EachBatchPayload): Promise<void> {
