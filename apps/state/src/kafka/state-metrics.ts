@@ -1,6 +1,7 @@
 /** Prometheus metrics of the state service, on the service kit's registry. */
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
 
 @Injectable()
@@ -49,5 +50,22 @@ export class StateMetrics {
 
   observeShards(shards: () => StateShard[]): void {
     this.shards = shards;
+  }
+
+  /** Counts the completions and first terminations among effects about to be published. */
+  count(effects: readonly Effect[]): void {
+    for (const effect of effects) {
+      if (effect.kind === 'completion') {
+        this.completions.inc({
+          status: effect.completion.status,
+          command: effect.completion.commandType,
+        });
+      } else if (
+        effect.kind === 'broadcast' &&
+        effect.broadcastType === 'SUBPROCESS_STATUS_UPDATE'
+      ) {
+        this.terminations.inc();
+      }
+    }
   }
 }
