@@ -13,6 +13,7 @@ import {
   CoordinationV1Api,
   CoreV1Api,
   PatchStrategy,
+  RbacAuthorizationV1Api,
   setHeaderOptions,
   type KubeConfig,
 } from '@kubernetes/client-node';
@@ -52,6 +53,7 @@ let state: ServiceProcess;
 let bootWorker: ServiceProcess;
 let watchers: WatcherProcess[] = [];
 let client: ProcessManagerClient;
+let watcherEnv: Record<string, string>;
 
 async function deleteLease(): Promise<void> {
   await admin
@@ -109,6 +111,7 @@ beforeAll(async () => {
   const envs = await serviceEnvs();
   state = new ServiceProcess('state', envs.state);
   bootWorker = new ServiceProcess('boot-worker', envs['boot-worker']);
+  watcherEnv = envs.watcher;
   watchers = ['watcher-a', 'watcher-b'].map((name) => new WatcherProcess(name, envs.watcher));
   await Promise.all([state.start(), bootWorker.start(), watchers[0].start()]);
   await watchers[0].leading();
@@ -233,4 +236,85 @@ it('fails over to the standby watcher, which records terminations under its own 
   expect(terminated.completion?.status).toBe('succeeded');
   expect(await returnCodes(name)).toEqual({ 'ru-01': 143, 'ru-02': 143 });
   noForbidden();
+});
+
+describe('a watcher that may not list pods', () => {
+  // Its own ServiceAccount, allowed its own Lease only: it wins the election, its pod list is
+  // refused, and after watchFailureDeadlineSeconds its liveness fails so Kubernetes restarts it.
+  const blind = `rbac-blind-${suffix}`;
+  let blindWatcher: ServiceProcess | undefined;
+
+  afterAll(async () => {
+    await blindWatcher?.kill('SIGTERM');
+    const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+    await rbac
+      .deleteNamespacedRoleBinding({ namespace: KIT_NAMESPACE, name: blind })
+      .catch(() => undefined);
+    await rbac
+      .deleteNamespacedRole({ namespace: KIT_NAMESPACE, name: blind })
+      .catch(() => undefined);
+    const core = admin.makeApiClient(CoreV1Api);
+    await core
+      .deleteNamespacedServiceAccount({ namespace: KIT_NAMESPACE, name: blind })
+      .catch(() => undefined);
+    await admin
+      .makeApiClient(CoordinationV1Api)
+      .deleteNamespacedLease({ namespace: KIT_NAMESPACE, name: blind })
+      .catch(() => undefined);
+  });
+
+  async function leaseOnlyAccount(): Promise<void> {
+    const namespace = KIT_NAMESPACE;
+    await admin
+      .makeApiClient(CoreV1Api)
+      .createNamespacedServiceAccount({ namespace, body: { metadata: { name: blind } } });
+    const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+    await rbac.createNamespacedRole({
+      namespace,
+      body: {
+        metadata: { name: blind },
+        rules: [
+          {
+            apiGroups: ['coordination.k8s.io'],
+            resources: ['leases'],
+            verbs: ['get', 'create', 'update'],
+          },
+        ],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: blind },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: blind },
+        subjects: [{ kind: 'ServiceAccount', name: blind, namespace }],
+      },
+    });
+  }
+
+  it('fails its liveness once the watch has failed past the deadline', async () => {
+    await leaseOnlyAccount();
+    const config = join(dir, 'blind.yaml');
+    writeFileSync(
+      config,
+      'watcher:\n  watchFailureDeadlineSeconds: 3\n  leaseDurationSeconds: 4\n  leaseRenewDeadlineSeconds: 3\n  leaseRetryPeriodSeconds: 1\n',
+    );
+    blindWatcher = new ServiceProcess('watcher', {
+      ...watcherEnv,
+      KUBECONFIG: await serviceAccountKubeconfig(admin, blind, join(dir, `${blind}.kubeconfig`)),
+      KPM_CONFIG: config,
+      KPM_LEASE_NAME: blind,
+      KPM_INSTANCE: blind,
+    });
+    const url = await blindWatcher.start(120_000, '/healthz');
+    const startedAt = Date.now();
+    let answer: { status: number; body: { overdue?: Record<string, { detail?: string }> } };
+    do {
+      const response = await fetch(`${url}/healthz`);
+      answer = { status: response.status, body: (await response.json()) as typeof answer.body };
+      if (answer.status === 200) await new Promise((resolve) => setTimeout(resolve, 250));
+    } while (answer.status === 200 && Date.now() - startedAt < 60_000);
+    expect(answer.status).toBe(503);
+    expect(answer.body.overdue?.['pod-watch']?.detail).toMatch(/forbidden/i);
+  });
 });
