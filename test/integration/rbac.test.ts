@@ -116,9 +116,13 @@ beforeAll(async () => {
   await Promise.all([state.start(), bootWorker.start(), watchers[0].start()]);
   await watchers[0].leading();
   await watchers[1].start();
+  // A call the RBAC forbids dead-letters its command, which then never completes: bounded waits
+  // make that a failure naming the command well before the test's own timeout.
+  const waitMs = 90_000;
   client = connectProcessManager({
     brokers: stackEnv().brokers,
     topicPrefix: envs.state.KPM_TOPIC_PREFIX,
+    timeouts: { boot: waitMs, kill: waitMs, terminate: waitMs, restart: waitMs },
   });
 }, 240_000);
 
