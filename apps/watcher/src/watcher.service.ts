@@ -49,7 +49,8 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    this.readiness.expect(WATCH_PART);
+    const deadlineSeconds = this.settings.watcher.watchFailureDeadlineSeconds;
+    this.readiness.expect(WATCH_PART, deadlineSeconds > 0 ? deadlineSeconds * 1000 : undefined);
     const apis = createKubeApis(
       this.settings.kubeconfig,
       this.settings.watcher.requestTimeoutSeconds * 1000,

@@ -59,6 +59,15 @@ export class WatcherConfig {
   @Max(3600)
   watchTimeoutSeconds = 300;
 
+  /**
+   * The leader's pod watch failing (not established) for longer than this makes `/healthz` fail,
+   * so Kubernetes restarts the replica (0 = never). Long enough for the first list of a big cluster.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  watchFailureDeadlineSeconds = 120;
+
   /** Any API call (list page, finalizer patch, Lease) taking longer is aborted and retried. */
   @IsInt()
   @Min(1)
