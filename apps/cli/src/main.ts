@@ -20,6 +20,12 @@ export function buildProgram(): Command {
     .description('Kubernetes process manager for DAQ, driven over Kafka')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
+    .option('--brokers <list>', 'Kafka bootstrap servers, comma-separated (KPM_KAFKA_BROKERS)')
+    .hook('preAction', (command) => {
+      // Wins over KPM_KAFKA_BROKERS and .kpm/stack.env, as a flag should.
+      const brokers = command.opts<{ brokers?: string }>().brokers;
+      if (brokers) process.env.KPM_KAFKA_BROKERS = brokers;
+    })
     .addHelpText(
       'after',
       `
