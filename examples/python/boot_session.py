@@ -99,37 +99,55 @@ def await_terminations(client: KpmClient, session: str, uuids: set[str], timeout
     )
 
 
+def boot(client: KpmClient, data: dict, timeout: float) -> dict:
+    """Boots and reports each process; a boot that did not succeed is terminated and reported."""
+    session = data["session"]
+    say(f"booting {len(data['processes'])} processes in session {session}")
+    booted, _ = client.request(BOOT, session, data, timeout)
+    if booted["status"] != "succeeded":
+        # Whatever did start must not outlive us.
+        terminate(client, session, data["user"], timeout)
+        raise KpmError(f"boot {booted['status']}: {json.dumps(booted.get('errors', []))}")
+    for process in booted["processes"]:
+        metadata = process["description"]["metadata"]
+        say(f"  {process['statusCode']}: {metadata['name']} on {process.get('nodeName', '?')}")
+    return booted
+
+
+def terminate(client: KpmClient, session: str, user: str, timeout: float) -> dict:
+    say(f"terminating session {session}")
+    data = {"session": session, "user": user}
+    terminated, _ = client.request(TERMINATE, session, data, timeout)
+    if terminated["status"] != "succeeded":
+        raise KpmError(f"terminate {terminated['status']}: {terminated.get('errors', [])}")
+    return terminated
+
+
+def check_contract(client: KpmClient) -> None:
+    if client.invalid:
+        first = client.invalid[0]
+        raise KpmError(
+            f"{len(client.invalid)} records broke the contract, first "
+            f"{first.topic}/{first.partition}@{first.offset}: {'; '.join(first.problems)}"
+        )
+
+
 def run(args: argparse.Namespace) -> dict:
     schemas = Schemas(args.schemas) if args.schemas else None
     client = KpmClient(args.brokers, args.topic_prefix, schemas)
     try:
-        boot = boot_data(args.session_file, args.session, args.user)
-        session = boot["session"]
+        data = boot_data(args.session_file, args.session, args.user)
+        session = data["session"]
         client.listen()  # position on completions and terminations BEFORE publishing
-        say(f"booting {len(boot['processes'])} processes in session {session}")
-        booted, _ = client.request(BOOT, session, boot, args.timeout)
-        if booted["status"] != "succeeded":
-            raise KpmError(f"boot {booted['status']}: {json.dumps(booted.get('errors', []))}")
+        booted = boot(client, data, args.timeout)
         uuids = {p["uuid"] for p in booted["processes"]}
-        for process in booted["processes"]:
-            metadata = process["description"]["metadata"]
-            say(f"  {process['statusCode']}: {metadata['name']} on {process.get('nodeName', '?')}")
         follow(client, session, args.hold)
-        say(f"terminating session {session}")
-        terminate = {"session": session, "user": boot["user"]}
-        terminated, _ = client.request(TERMINATE, session, terminate, args.timeout)
-        if terminated["status"] != "succeeded":
-            raise KpmError(f"terminate {terminated['status']}: {terminated.get('errors', [])}")
+        terminated = terminate(client, session, data["user"], args.timeout)
         await_terminations(client, session, uuids, args.timeout)
         ended = {t["uuid"]: t for t in client.terminations(session)}
         for uuid in sorted(uuids, key=lambda u: ended[u]["name"]):
             say(f"  ended: {ended[uuid]['name']} exit {ended[uuid]['exitCode']}")
-        if client.invalid:
-            first = client.invalid[0]
-            raise KpmError(
-                f"{len(client.invalid)} records broke the contract, first "
-                f"{first.topic}/{first.partition}@{first.offset}: {'; '.join(first.problems)}"
-            )
+        check_contract(client)
         return {
             "session": session,
             "boot": booted,
