@@ -36,9 +36,9 @@ export class WatcherConfig {
   @IsInt()
   @Min(1)
   @Max(300)
-  watcherRetrySleep = 5;
+  watcherRetrySleepSeconds = 5;
 
-  /** First retry wait (ms); doubles per failure with full jitter up to watcherRetrySleep. */
+  /** First retry wait (ms); doubles per failure with full jitter up to watcherRetrySleepSeconds. */
   @IsInt()
   @Min(1)
   @Max(60_000)

@@ -120,7 +120,7 @@ export class ProcessBooter {
       }
       // The earlier process ended; its pod stays until deleted (restartPolicy Never): free the name.
       if (!existing.metadata?.deletionTimestamp) await this.cluster.pods.delete(existing, 0);
-      const timeoutMs = this.settings.podManagement.restartCleanupTime * 1000;
+      const timeoutMs = this.settings.podManagement.restartCleanupSeconds * 1000;
       const pending = await this.cluster.waitGone([existing], timeoutMs, signal);
       checkStopping(signal);
       if (pending.length > 0) {
@@ -146,7 +146,7 @@ export class ProcessBooter {
   }
 
   private async waitReady(pod: V1Pod, signal?: AbortSignal): Promise<BootOutcome> {
-    const timeoutS = this.settings.podManagement.podReadyTimeout;
+    const timeoutS = this.settings.podManagement.podReadyTimeoutSeconds;
     const where = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
     const last = await this.cluster.waitPod(
       pod,

@@ -50,9 +50,9 @@ export class Killer {
     const plan = planKill(
       processes,
       {
-        gracePeriodSeconds: request.gracePeriodSeconds ?? pm.killTimeout,
-        escalationMarginSeconds: pm.killEscalationMargin,
-        forcedKillWaitSeconds: pm.forcedKillWait,
+        gracePeriodSeconds: request.gracePeriodSeconds ?? pm.killTimeoutSeconds,
+        escalationMarginSeconds: pm.killEscalationMarginSeconds,
+        forcedKillWaitSeconds: pm.forcedKillWaitSeconds,
       },
       request.timeoutSeconds,
     );
@@ -87,8 +87,8 @@ export class Killer {
     stageCount = 1,
   ): { gracePeriodSeconds: number; timeoutSeconds: number } {
     const pm = this.settings.podManagement;
-    const gracePeriodSeconds = request.gracePeriodSeconds ?? pm.killTimeout;
-    const perStage = gracePeriodSeconds + pm.killEscalationMargin + pm.forcedKillWait;
+    const gracePeriodSeconds = request.gracePeriodSeconds ?? pm.killTimeoutSeconds;
+    const perStage = gracePeriodSeconds + pm.killEscalationMarginSeconds + pm.forcedKillWaitSeconds;
     return { gracePeriodSeconds, timeoutSeconds: request.timeoutSeconds ?? stageCount * perStage };
   }
 }

@@ -89,7 +89,7 @@ export class RestartHandler {
     const process = this.planned(target);
     if (old) {
       await this.killer.kill([old], request, context);
-      const timeoutS = this.settings.podManagement.restartCleanupTime;
+      const timeoutS = this.settings.podManagement.restartCleanupSeconds;
       const pending = await this.cluster.waitGone([old.pod], timeoutS * 1000, context.signal);
       checkStopping(context.signal);
       if (pending.length > 0) {
