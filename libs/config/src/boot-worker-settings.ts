@@ -16,6 +16,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
+import { DNS_LABEL } from '@kpm/contracts/validation/rules';
 
 /** Absolute, and no `..` segment that could climb out of the directory (path traversal). */
 export const ABSOLUTE_PATH = /^\/(?!(.*\/)?\.\.(\/|$))/;
@@ -23,7 +24,7 @@ export const ABSOLUTE_PATH_MESSAGE = '$property must be an absolute path without
 
 /** One host directory mounted into every pod (drunc's `volumes` entries). */
 export class VolumeConfig {
-  @Matches(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: 'name must be a DNS-1123 label' })
+  @Matches(DNS_LABEL, { message: 'name must be a DNS-1123 label' })
   name!: string;
 
   @Matches(ABSOLUTE_PATH, { message: ABSOLUTE_PATH_MESSAGE })
@@ -124,7 +125,7 @@ export class PodManagementConfig {
   allowPrivileged = false;
 
   /** drunc's local connection server: booted first and waited for, like the root controller. */
-  @Matches(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, {
+  @Matches(DNS_LABEL, {
     message: 'connectionServerName must be a DNS-1123 label',
   })
   connectionServerName = 'local-connection-server';

@@ -51,4 +51,21 @@ describe('loadSettings', () => {
     const file = yamlFile('- just\n- a list\n');
     expect(() => loadSettings('state', { KPM_CONFIG: file })).toThrow(/must hold a mapping/);
   });
+
+  describe.each([
+    ['labels.domain', 'KPM_LABEL_DOMAIN'],
+    ['watcher.leaseName', 'KPM_LEASE_NAME'],
+  ])('%s is a DNS subdomain', (path, variable) => {
+    it.each(['drunc.daq', 'kpm-watcher.drunc.daq', 'a'])('accepts %s', (value) => {
+      expect(() => loadSettings('watcher', { [variable]: value })).not.toThrow();
+    });
+    it.each(['Drunc.daq', 'drunc..daq', '-drunc.daq', 'drunc.daq-', 'drunc_daq'])(
+      'rejects %s, naming the setting',
+      (value) => {
+        expect(() => loadSettings('watcher', { [variable]: value })).toThrow(
+          new RegExp(`${path.replace('.', '\\.')}: .*DNS subdomain`),
+        );
+      },
+    );
+  });
 });
