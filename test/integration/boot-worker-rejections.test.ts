@@ -2,8 +2,9 @@ import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
 
 /**
- * Bad input on the real stack (DESIGN §6): each kind ends in one `command.rejected` naming the
- * field and the reason, changes nothing in the cluster, and the next good command still works.
+ * Bad input on the real stack (docs/design.md §6.7): each kind ends in one `command.rejected`
+ * naming the field and the reason, changes nothing in the cluster, and the next good command still
+ * works.
  */
 jest.setTimeout(180_000);
 

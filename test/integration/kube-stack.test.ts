@@ -13,7 +13,8 @@ import { KubeStack } from '@kpm/stack';
 
 /**
  * The local control plane is a real one (etcd + kube-apiserver) and kwok keeps the simulation
- * contract of DESIGN.md §7 (stack/kube/kwok.yaml). Every wait is on a watch event with a deadline.
+ * contract of docs/design.md §7.2 (stack/kube/kwok.yaml). Every wait is on a watch event with a
+ * deadline.
  */
 
 /** Pods as the watch delivers them: plain JSON, timestamps as strings. */

@@ -13,8 +13,8 @@ import { watcherSettings } from '../support/watcher-env';
 jest.setTimeout(180_000);
 /**
  * The watcher end to end on the real stack: kpm-labelled pods made directly through the API run
- * the simulation contract, and each exit-code rule of DESIGN §6 must arrive on kpm.terminations
- * with the finalizer released afterwards.
+ * the simulation contract, and each exit-code rule of docs/design.md §6.5 must arrive on
+ * kpm.terminations with the finalizer released afterwards.
  */
 describe('watcher: every termination with its exit code', () => {
   const prefix = uniqueTopicPrefix('watcher');

@@ -1,4 +1,4 @@
-/** What the CLI's exit status means to scripts (DESIGN §7 / issue 7). */
+/** What the CLI's exit status means to scripts (docs/design.md §7.3). */
 export const ExitCode = {
   done: 0,
   failed: 1,

@@ -1,6 +1,6 @@
 /**
- * A termination as the watcher decided it, and its `kpm.terminations` record (DESIGN §5). The
- * record's id derives from the pod uid, so a re-publish after a crash or a failover is the same
+ * A termination as the watcher decided it, and its `kpm.terminations` record (docs/design.md §5.2).
+ * The record's id derives from the pod uid, so a re-publish after a crash or a failover is the same
  * event to every consumer.
  */
 import type { V1Pod } from '@kubernetes/client-node';
@@ -52,7 +52,7 @@ export function podIdentity(pod: V1Pod, labels: KpmLabels): PodIdentity {
   };
 }
 
-/** The event data of DESIGN §5 `daq.kpm.process.terminated.v1`. */
+/** The event data of docs/design.md §5.2 `daq.kpm.process.terminated.v1`. */
 export function terminatedData(termination: Termination): ProcessTerminated {
   const { identity, verdict } = termination;
   const data: ProcessTerminated = {

@@ -21,7 +21,7 @@ import {
 import { StateConfig } from './state-settings';
 import { WatcherConfig } from './watcher-settings';
 
-/** Kafka connection and topic layout (DESIGN §2). */
+/** Kafka connection and topic layout (docs/design.md §2). */
 export class KafkaConfig {
   @IsArray()
   @ArrayMinSize(1)

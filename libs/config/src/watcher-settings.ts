@@ -1,5 +1,5 @@
 /**
- * The watcher's settings (DESIGN §6 "Terminations"): which waiting reasons end a pod, how the
+ * The watcher's settings (docs/design.md §6.5): which waiting reasons end a pod, how the
  * pod watch is kept alive, how terminations are published and how replicas elect the active one.
  * drunc's `watcher_retry_sleep` (5 s) is kept as the ceiling of the retry backoff.
  */

@@ -55,7 +55,7 @@ export function encodeEvent(event: KpmEvent): EncodedRecord {
   };
 }
 
-/** The key of `event`'s record, per its topic's key kind (DESIGN §2). */
+/** The key of `event`'s record, per its topic's key kind (docs/design.md §2). */
 export function recordKey(event: KpmEvent): string | null {
   switch (TOPICS[typeEntry(event.type).topic].key) {
     case 'session':

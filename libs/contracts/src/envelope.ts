@@ -1,6 +1,6 @@
 /**
- * The CloudEvents 1.0 envelope in structured JSON mode (DESIGN §3): every kpm record value is
- * one JSON object carrying the context attributes and `data`, with the Kafka header
+ * The CloudEvents 1.0 envelope in structured JSON mode (docs/design.md §3.1): every kpm record
+ * value is one JSON object carrying the context attributes and `data`, with the Kafka header
  * `content-type: application/cloudevents+json`.
  */
 import { Equals, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';

@@ -1,10 +1,13 @@
 /**
- * Every CloudEvent `type` kpm reads or writes (DESIGN §4–§5), grouped by the topic that carries
- * it, and the small vocabularies (statuses, roles, broadcast types) the data uses.
+ * Every CloudEvent `type` kpm reads or writes (docs/design.md §4–§5), grouped by the topic that
+ * carries it, and the small vocabularies (statuses, roles, broadcast types) the data uses.
  *
  * Types end in `.v1`: a breaking change to a payload gets a new type, so old and new producers
  * can share a topic while consumers migrate.
  */
+
+/** The values of a vocabulary object: `ValueOf<typeof CommandType>` is every command type. */
+type ValueOf<T> = T[keyof T];
 
 /** `kpm.commands`: what clients ask for. */
 export const CommandType = {
@@ -16,7 +19,7 @@ export const CommandType = {
   ps: 'daq.kpm.command.ps.v1',
   logs: 'daq.kpm.command.logs.v1',
 } as const;
-export type CommandType = (typeof CommandType)[keyof typeof CommandType];
+export type CommandType = ValueOf<typeof CommandType>;
 
 /** `kpm.process-events`: what the boot-worker did. */
 export const ProcessEventType = {
@@ -27,40 +30,40 @@ export const ProcessEventType = {
   logsFetched: 'daq.kpm.logs.fetched.v1',
   commandRejected: 'daq.kpm.command.rejected.v1',
 } as const;
-export type ProcessEventType = (typeof ProcessEventType)[keyof typeof ProcessEventType];
+export type ProcessEventType = ValueOf<typeof ProcessEventType>;
 
 /** `kpm.terminations`: what the watcher saw end. */
 export const TerminationType = {
   processTerminated: 'daq.kpm.process.terminated.v1',
 } as const;
-export type TerminationType = (typeof TerminationType)[keyof typeof TerminationType];
+export type TerminationType = ValueOf<typeof TerminationType>;
 
 /** `kpm.completions`: exactly one per command id, from the state service. */
 export const CompletionType = {
   commandCompleted: 'daq.kpm.command.completed.v1',
 } as const;
-export type CompletionType = (typeof CompletionType)[keyof typeof CompletionType];
+export type CompletionType = ValueOf<typeof CompletionType>;
 
 /** `kpm.broadcast`: drunc's broadcast model, from every service. */
 export const BroadcastEventType = {
   broadcast: 'daq.kpm.broadcast.v1',
 } as const;
-export type BroadcastEventType = (typeof BroadcastEventType)[keyof typeof BroadcastEventType];
+export type BroadcastEventType = ValueOf<typeof BroadcastEventType>;
 
 /**
- * `kpm.processes` (compacted, keyed by process uuid): the latest ProcessInstance. DESIGN §2
- * names the topic but not the type; this is it.
+ * `kpm.processes` (compacted, keyed by process uuid): the latest ProcessInstance
+ * (docs/design.md §5.5, §11.1: the first sketch of the contract named no type for it).
  */
 export const ProcessTableType = {
   processInstance: 'daq.kpm.process.instance.v1',
 } as const;
-export type ProcessTableType = (typeof ProcessTableType)[keyof typeof ProcessTableType];
+export type ProcessTableType = ValueOf<typeof ProcessTableType>;
 
 /** `kpm.dead-letters`: a record some consumer could not parse, kept with its raw bytes. */
 export const DeadLetterType = {
   deadLetter: 'daq.kpm.dead-letter.v1',
 } as const;
-export type DeadLetterType = (typeof DeadLetterType)[keyof typeof DeadLetterType];
+export type DeadLetterType = ValueOf<typeof DeadLetterType>;
 
 export type EventType =
   | CommandType
@@ -116,7 +119,3 @@ export type DetectionSource = (typeof DETECTION_SOURCES)[number];
 /** Which kind of container failed first. */
 export const CONTAINER_TYPES = ['init', 'main'] as const;
 export type ContainerType = (typeof CONTAINER_TYPES)[number];
-
-/** The kpm services, as named in broadcasts' emitter and in the AsyncAPI operations. */
-export const SERVICES = ['boot-worker', 'watcher', 'state', 'cli'] as const;
-export type ServiceName = (typeof SERVICES)[number];

@@ -1,7 +1,7 @@
 /**
- * Deterministic ids (DESIGN §3): every id derives from the inputs that caused the event, never
- * from the clock or a random source. A service that crashes and re-processes a record therefore
- * re-emits events with the ids it used the first time, and consumers de-duplicate by id.
+ * Deterministic ids (docs/design.md §3.2): every id derives from the inputs that caused the event,
+ * never from the clock or a random source. A service that crashes and re-processes a record
+ * therefore re-emits events with the ids it used the first time, and consumers de-duplicate by id.
  *
  * Ids are UUIDv5 (SHA-1 name-based) under a fixed kpm namespace. Changing the namespace or the
  * way parts are joined changes every id: don't.

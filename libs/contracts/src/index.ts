@@ -1,6 +1,6 @@
 /**
  * @kpm/contracts: the messages every kpm service and client exchanges over Kafka
- * (DESIGN §2–§6): topics, CloudEvent envelope, commands, facts, outcomes, rules and ids.
+ * (docs/design.md §2–§6): topics, CloudEvent envelope, commands, facts, outcomes, rules and ids.
  */
 import 'reflect-metadata';
 

@@ -7,7 +7,12 @@
  * - `invalid`: a CloudEvent with a known id whose type, attributes or data are wrong. The
  *   consumer answers it (`command.rejected` for commands), naming every field and reason.
  */
-import { CLOUDEVENTS_SPEC_VERSION, CloudEventAttributes, EXTENSION_ATTRIBUTE } from './envelope';
+import {
+  CLOUDEVENTS_SPEC_VERSION,
+  CloudEventAttributes,
+  EXTENSION_ATTRIBUTE,
+  REQUIRED_ATTRIBUTES,
+} from './envelope';
 import { isEventType, typeEntry, typesOfTopic, type KpmEvent, type TypeEntry } from './registry';
 import { MAX_RECORD_BYTES, TOPIC_IDS } from './topics';
 import { validateData, type FieldError, type Validated } from './validation/validate';
@@ -49,27 +54,43 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function parseRecord(value: Buffer | null, options: ParseOptions = {}): ParseResult {
   if (value === null) return notCloudEvent('the record has no value (a tombstone)');
+  const read = readEnvelope(value);
+  if (!read.ok) return notCloudEvent(read.reason);
+  const { raw, envelope } = read;
+  const maxBytes = options.maxBytes ?? MAX_RECORD_BYTES;
+  if (value.length > maxBytes) {
+    const message = `is ${value.length} bytes, at most ${maxBytes} are accepted`;
+    return invalid(envelope, [{ path: '(record)', message }]);
+  }
+  const data = checkEvent(raw, envelope.subject, options);
+  if (!data.ok) return invalid(envelope, data.errors);
+  return { ok: true, event: { ...raw, data: data.value } as KpmEvent };
+}
+
+type ReadEnvelope =
+  | { ok: true; raw: Record<string, unknown>; envelope: EnvelopeSummary }
+  | { ok: false; reason: string };
+
+/** A JSON object with CloudEvents' required attributes, in a version kpm speaks. */
+function readEnvelope(value: Buffer): ReadEnvelope {
   let json: unknown;
   try {
     json = JSON.parse(utf8.decode(value));
   } catch (e) {
-    return notCloudEvent(`not UTF-8 JSON: ${(e as Error).message}`);
+    return { ok: false, reason: `not UTF-8 JSON: ${(e as Error).message}` };
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return notCloudEvent(
-      `not a JSON object but ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`,
-    );
+    const kind = Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json;
+    return { ok: false, reason: `not a JSON object but ${kind}` };
   }
   const raw = json as Record<string, unknown>;
-  for (const name of ['specversion', 'id', 'source', 'type'] as const) {
-    if (typeof raw[name] !== 'string' || raw[name] === '') {
-      return notCloudEvent(`missing the CloudEvents attribute "${name}"`);
-    }
-  }
+  const missing = REQUIRED_ATTRIBUTES.find(
+    (name) => typeof raw[name] !== 'string' || raw[name] === '',
+  );
+  if (missing) return { ok: false, reason: `missing the CloudEvents attribute "${missing}"` };
   if (raw.specversion !== CLOUDEVENTS_SPEC_VERSION) {
-    return notCloudEvent(
-      `CloudEvents specversion ${JSON.stringify(raw.specversion)} is not supported (only 1.0)`,
-    );
+    const version = JSON.stringify(raw.specversion);
+    return { ok: false, reason: `CloudEvents specversion ${version} is not supported (only 1.0)` };
   }
   const envelope: EnvelopeSummary = {
     id: raw.id as string,
@@ -77,14 +98,18 @@ export function parseRecord(value: Buffer | null, options: ParseOptions = {}): P
     source: raw.source as string,
     ...(typeof raw.subject === 'string' ? { subject: raw.subject } : {}),
   };
-  const maxBytes = options.maxBytes ?? MAX_RECORD_BYTES;
-  if (value.length > maxBytes) {
-    const message = `is ${value.length} bytes, at most ${maxBytes} are accepted`;
-    return { ok: false, kind: 'invalid', envelope, errors: [{ path: '(record)', message }] };
-  }
-  const type = envelope.type;
+  return { ok: true, raw, envelope };
+}
+
+/** Attributes, type, subject and data: every error at once, the data as its class if none. */
+function checkEvent(
+  raw: Record<string, unknown>,
+  subject: string | undefined,
+  options: ParseOptions,
+): Validated<object> {
+  const type = raw.type as string;
   const errors = [...attributeErrors(raw), ...typeErrors(type, options)];
-  if (!isEventType(type)) return { ok: false, kind: 'invalid', envelope, errors };
+  if (!isEventType(type)) return { ok: false, errors };
   const entry = typeEntry(type);
   if (entry.subjectRequired && raw.subject === undefined) {
     errors.push({
@@ -93,12 +118,13 @@ export function parseRecord(value: Buffer | null, options: ParseOptions = {}): P
     });
   }
   const data = dataOf(entry, raw);
-  if (data.ok && errors.length === 0) {
-    errors.push(...subjectErrors(entry, envelope.subject, data.value));
-  }
-  if (!data.ok) errors.push(...data.errors);
-  if (errors.length > 0 || !data.ok) return { ok: false, kind: 'invalid', envelope, errors };
-  return { ok: true, event: { ...raw, data: data.value } as KpmEvent };
+  if (!data.ok) return { ok: false, errors: [...errors, ...data.errors] };
+  if (errors.length === 0) errors.push(...subjectErrors(entry, subject, data.value));
+  return errors.length === 0 ? data : { ok: false, errors };
+}
+
+function invalid(envelope: EnvelopeSummary, errors: FieldError[]): ParseResult {
+  return { ok: false, kind: 'invalid', envelope, errors };
 }
 
 function notCloudEvent(reason: string): ParseResult {

@@ -78,83 +78,70 @@ export interface TypeEntry<T> {
 }
 
 const querySession = (d: { query?: ProcessQuery }) => d.query?.session;
-const command = <T extends { query?: ProcessQuery }>(
-  dataClass: ContractClass<T>,
-  summary: string,
-): TypeEntry<T> => ({
-  dataClass,
-  topic: 'commands',
-  summary,
-  subjectRequired: true,
-  sessionOf: querySession,
-});
+const ownSession = (d: { session?: string }) => d.session;
+
+/** Commands and process events are keyed by their session, so each needs a subject. */
+const sessionKeyed =
+  (topic: TopicId) =>
+  <T>(
+    dataClass: ContractClass<T & object>,
+    summary: string,
+    sessionOf?: (data: NoInfer<T>) => string | undefined,
+  ): TypeEntry<T> => ({
+    dataClass,
+    topic,
+    summary,
+    subjectRequired: true,
+    ...(sessionOf ? { sessionOf } : {}),
+  });
+const command = sessionKeyed('commands');
+const processEvent = sessionKeyed('process-events');
 
 export const TYPE_REGISTRY: { readonly [K in EventType]: TypeEntry<EventDataMap[K]> } = {
-  [CommandType.boot]: {
-    dataClass: BootCommand,
-    topic: 'commands',
-    summary: 'Boot processes in a session (1–5000).',
-    subjectRequired: true,
-    sessionOf: (d) => d.session,
-  },
+  [CommandType.boot]: command(BootCommand, 'Boot processes in a session (1–5000).', ownSession),
   [CommandType.kill]: command(
     KillCommand,
     'Kill the processes a query selects, in shutdown order.',
+    querySession,
   ),
-  [CommandType.terminate]: {
-    dataClass: TerminateCommand,
-    topic: 'commands',
-    summary: "Kill all of a session's processes, then delete its namespace.",
-    subjectRequired: true,
-    sessionOf: (d) => d.session,
-  },
+  [CommandType.terminate]: command(
+    TerminateCommand,
+    "Kill all of a session's processes, then delete its namespace.",
+    ownSession,
+  ),
   [CommandType.restart]: command(
     RestartCommand,
     'Kill one process and boot it again with the same uuid.',
+    querySession,
   ),
-  [CommandType.flush]: command(FlushCommand, 'Forget DEAD processes.'),
-  [CommandType.ps]: command(PsCommand, 'List processes.'),
-  [CommandType.logs]: command(LogsCommand, 'Fetch the tail of one process log.'),
-  [ProcessEventType.bootAccepted]: {
-    dataClass: BootAccepted,
-    topic: 'process-events',
-    summary: 'A boot passed its checks; its processes, uuids and roles.',
-    subjectRequired: true,
-    sessionOf: (d) => d.session,
-  },
-  [ProcessEventType.processBooted]: {
-    dataClass: ProcessBooted,
-    topic: 'process-events',
-    summary: 'A process pod is running.',
-    subjectRequired: true,
-    sessionOf: (d) => d.process?.description?.metadata?.session,
-  },
-  [ProcessEventType.processBootFailed]: {
-    dataClass: ProcessBootFailed,
-    topic: 'process-events',
-    summary: 'A process of an accepted boot could not be started.',
-    subjectRequired: true,
-    sessionOf: (d) => d.session,
-  },
-  [ProcessEventType.killAccepted]: {
-    dataClass: KillAccepted,
-    topic: 'process-events',
-    summary: 'A kill, terminate or restart resolved to uuids in shutdown stages.',
-    subjectRequired: true,
-    sessionOf: (d) => d.session,
-  },
-  [ProcessEventType.logsFetched]: {
-    dataClass: LogsFetched,
-    topic: 'process-events',
-    summary: 'The tail of one process log.',
-    subjectRequired: true,
-  },
-  [ProcessEventType.commandRejected]: {
-    dataClass: CommandRejected,
-    topic: 'process-events',
-    summary: 'A command was refused; the errors name the fields.',
-    subjectRequired: true,
-  },
+  [CommandType.flush]: command(FlushCommand, 'Forget DEAD processes.', querySession),
+  [CommandType.ps]: command(PsCommand, 'List processes.', querySession),
+  [CommandType.logs]: command(LogsCommand, 'Fetch the tail of one process log.', querySession),
+  [ProcessEventType.bootAccepted]: processEvent(
+    BootAccepted,
+    'A boot passed its checks; its processes, uuids and roles.',
+    ownSession,
+  ),
+  [ProcessEventType.processBooted]: processEvent(
+    ProcessBooted,
+    'A process pod is running.',
+    (d) => d.process?.description?.metadata?.session,
+  ),
+  [ProcessEventType.processBootFailed]: processEvent(
+    ProcessBootFailed,
+    'A process of an accepted boot could not be started.',
+    ownSession,
+  ),
+  [ProcessEventType.killAccepted]: processEvent(
+    KillAccepted,
+    'A kill, terminate or restart resolved to uuids in shutdown stages.',
+    ownSession,
+  ),
+  [ProcessEventType.logsFetched]: processEvent(LogsFetched, 'The tail of one process log.'),
+  [ProcessEventType.commandRejected]: processEvent(
+    CommandRejected,
+    'A command was refused; the errors name the fields.',
+  ),
   [TerminationType.processTerminated]: {
     dataClass: ProcessTerminated,
     topic: 'terminations',
@@ -205,8 +192,4 @@ export function typesOfTopic(topic: TopicId): EventType[] {
 /** A type's entry with its data type erased, for code that handles every type alike. */
 export function typeEntry(type: EventType): TypeEntry<object> {
   return TYPE_REGISTRY[type] as unknown as TypeEntry<object>;
-}
-
-export function topicOf(type: EventType): TopicId {
-  return TYPE_REGISTRY[type].topic;
 }

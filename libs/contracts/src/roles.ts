@@ -1,5 +1,5 @@
 /**
- * drunc's roles and shutdown order (DESIGN §6), as pure functions.
+ * drunc's roles and shutdown order (docs/design.md §6.2), as pure functions.
  *
  * A tree id is the process's position in the control tree: `0` is the root controller, a
  * single number an infrastructure application (e.g. the connectivity service), `1.2` a segment

@@ -8,7 +8,7 @@ describe('topics', () => {
     expect(topicName('dead-letters', 'test-7')).toBe('test-7.dead-letters');
   });
 
-  it("describes DESIGN §2's table for the Kafka admin", () => {
+  it("describes docs/design.md §2's table for the Kafka admin", () => {
     const specs = topicSpecs();
     const config = (topic: string) =>
       Object.fromEntries(

@@ -1,5 +1,5 @@
 /**
- * kpm's topics as data (DESIGN §2): the Kafka admin creates them from `topicSpecs()`, the
+ * kpm's topics as data (docs/design.md §2): the Kafka admin creates them from `topicSpecs()`, the
  * AsyncAPI generator describes them, and producers find a type's topic here.
  *
  * The prefix is a parameter, never read from the environment here: services read

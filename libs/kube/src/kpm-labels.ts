@@ -1,6 +1,6 @@
 /**
- * The labels, annotations and finalizer kpm puts on what it creates (DESIGN §6), under one
- * configurable domain (drunc's `drunc_label`, default `drunc.daq`).
+ * The labels, annotations and finalizer kpm puts on what it creates (docs/design.md §6.1), under
+ * one configurable domain (drunc's `drunc_label`, default `drunc.daq`).
  */
 export class KpmLabels {
   readonly creator: string;

@@ -1,5 +1,5 @@
 /**
- * The checks of a boot that need configuration or the cluster's state (DESIGN §6 "Bad input"),
+ * The checks of a boot that need configuration or the cluster's state (docs/design.md §6.7),
  * beyond what the contract validates: session ownership, names taken by running processes,
  * the image allow-list, privileged asks, keys reserved for kpm. Pure: the caller reads the state.
  */

@@ -1,6 +1,6 @@
 /**
- * The pod and headless Service of one process (DESIGN §6), as pure functions of the spec, the
- * command and the settings: labels, drunc's role, the bash command line, USER/HOME, mounts,
+ * The pod and headless Service of one process (docs/design.md §6.3), as pure functions of the spec,
+ * the command and the settings: labels, drunc's role, the bash command line, USER/HOME, mounts,
  * placement, the spec annotation for restart and the termination-record finalizer.
  */
 import type {

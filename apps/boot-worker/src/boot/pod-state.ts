@@ -6,8 +6,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { DEFAULT_FATAL_WAITING_REASONS } from '@kpm/config';
 
 /**
- * Waiting reasons after which the container never starts (DESIGN §6); the configured list is
- * the watcher's (`watcher.fatalWaitingReasons`), so both services agree on what has ended.
+ * Waiting reasons after which the container never starts (docs/design.md §6.5); the configured list
+ * is the watcher's (`watcher.fatalWaitingReasons`), so both services agree on what has ended.
  */
 export type FatalReasons = ReadonlySet<string>;
 const DEFAULT_FATAL: FatalReasons = new Set(DEFAULT_FATAL_WAITING_REASONS);

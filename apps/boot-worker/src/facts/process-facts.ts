@@ -1,6 +1,6 @@
 /**
- * The boot-worker's facts on `kpm.process-events` (DESIGN §5), each with an id derived from the
- * command id (and the process uuid), so a redelivered command re-emits the same ids and
+ * The boot-worker's facts on `kpm.process-events` (docs/design.md §5.1), each with an id derived
+ * from the command id (and the process uuid), so a redelivered command re-emits the same ids and
  * consumers de-duplicate. The subject is the command's subject: a command's facts share its
  * record key and so its partition.
  */

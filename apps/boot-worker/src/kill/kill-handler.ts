@@ -1,8 +1,8 @@
-import type { FieldError, KillCommand } from '@kpm/contracts';
+import { isEmptyProcessQuery, type FieldError, type KillCommand } from '@kpm/contracts';
 import type { Cluster } from '../cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { Killer } from './killer';
-import { isEmptyQuery, resolveQuery } from './query-resolver';
+import { resolveQuery } from './query-resolver';
 
 export const EMPTY_QUERY: FieldError = {
   path: 'query',
@@ -19,7 +19,7 @@ export class KillHandler {
 
   async handle(command: KillCommand, context: CommandContext): Promise<FieldError[]> {
     const { query } = command;
-    if (isEmptyQuery(query)) return [EMPTY_QUERY];
+    if (isEmptyProcessQuery(query)) return [EMPTY_QUERY];
     const selected = resolveQuery(query, await this.cluster.processes(query.session));
     await this.killer.kill(
       selected,

@@ -1,4 +1,4 @@
-import type { FieldError, LogsCommand } from '@kpm/contracts';
+import { isEmptyProcessQuery, type FieldError, type LogsCommand } from '@kpm/contracts';
 import { failureOf } from '@kpm/kube';
 import type { KpmSettings } from '@kpm/config';
 import type { Cluster } from '../cluster';
@@ -6,7 +6,7 @@ import type { CommandContext } from '../commands/command-context';
 import type { FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { EMPTY_QUERY } from '../kill/kill-handler';
-import { describeMatches, isEmptyQuery, resolveQuery } from '../kill/query-resolver';
+import { describeMatches, resolveQuery } from '../kill/query-resolver';
 import { exactlyOne } from '../kill/exactly-one';
 
 /**
@@ -23,7 +23,7 @@ export class LogsHandler {
 
   async handle(command: LogsCommand, context: CommandContext): Promise<FieldError[]> {
     const { query } = command;
-    if (isEmptyQuery(query)) return [EMPTY_QUERY];
+    if (isEmptyProcessQuery(query)) return [EMPTY_QUERY];
     const selected = resolveQuery(query, await this.cluster.processes(query.session));
     const one = exactlyOne(selected, 'logs');
     if (!one.ok) return one.errors;

@@ -4,6 +4,7 @@
  * from its annotation. A restart record makes a redelivered restart resume where it stopped.
  */
 import {
+  isEmptyProcessQuery,
   roleFromTreeId,
   validateData,
   ProcessSpec,
@@ -23,7 +24,7 @@ import { exactlyOne } from '../kill/exactly-one';
 import { EMPTY_QUERY } from '../kill/kill-handler';
 import type { Killer, KillRequest } from '../kill/killer';
 import type { ProcessPod } from '../kill/process-pod';
-import { isEmptyQuery, resolveQuery } from '../kill/query-resolver';
+import { resolveQuery } from '../kill/query-resolver';
 import { restartLabel, restartRecord, targetOf, type RestartTarget } from './restart-record';
 
 type Found =
@@ -42,7 +43,7 @@ export class RestartHandler {
 
   async handle(command: RestartCommand, context: CommandContext): Promise<FieldError[]> {
     const { query } = command;
-    if (isEmptyQuery(query)) return [EMPTY_QUERY];
+    if (isEmptyProcessQuery(query)) return [EMPTY_QUERY];
     const { labels, records } = this.cluster;
     const [record] = await records.list(restartLabel(labels, context.commandId));
     const recorded = record && targetOf(record, labels);

@@ -1,7 +1,7 @@
 import { instance, podOf, SESSION, terminated, uuidOf } from './__fixtures__/facts';
 import { ProcessTable } from './process-table';
-import { processMatcher } from './query-match';
-import type { ProcessTerminated } from '@kpm/contracts';
+import { instanceMatcher } from './query-match';
+import type { ProcessQuery, ProcessTerminated } from '@kpm/contracts';
 
 const termination = (name: string, code: number, life = 1) =>
   terminated(name, code, life).data as ProcessTerminated;
@@ -50,16 +50,18 @@ describe('ProcessTable', () => {
   });
 });
 
-describe('processMatcher', () => {
+// The matching rules are the contract's (process-query-match.spec.ts); this checks a row is
+// read through its metadata.
+describe('instanceMatcher', () => {
   const ru = instance('ru-01');
-  it('ANDs the selectors and searches names unanchored like re.search', () => {
-    expect(processMatcher({})(ru)).toBe(true);
-    expect(processMatcher({ names: ['u-0'] })(ru)).toBe(true);
-    expect(processMatcher({ names: ['^u-0'] })(ru)).toBe(false);
-    expect(processMatcher({ names: ['nope', 'ru'] })(ru)).toBe(true);
-    expect(processMatcher({ session: SESSION, user: 'daq' })(ru)).toBe(true);
-    expect(processMatcher({ session: SESSION, user: 'other' })(ru)).toBe(false);
-    expect(processMatcher({ uuids: [uuidOf('ru-02')] })(ru)).toBe(false);
-    expect(processMatcher({ names: ['('] })(ru)).toBe(false);
+  it.each<[string, ProcessQuery, boolean]>([
+    ['an empty query', {}, true],
+    ['its name', { names: ['^ru-01$'] }, true],
+    ['its session and user', { session: SESSION, user: 'daq' }, true],
+    ['another user', { user: 'other' }, false],
+    ['its uuid', { uuids: [uuidOf('ru-01')] }, true],
+    ['another uuid', { uuids: [uuidOf('ru-02')] }, false],
+  ])('%s', (_case, query, matches) => {
+    expect(instanceMatcher(query)(ru)).toBe(matches);
   });
 });

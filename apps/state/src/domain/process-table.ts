@@ -5,7 +5,7 @@
  */
 import type { ProcessInstance, ProcessQuery, ProcessTerminated } from '@kpm/contracts';
 import { deadInstance, instanceFromTermination, mergeBooted } from './process-view';
-import { processMatcher } from './query-match';
+import { instanceMatcher } from './query-match';
 
 export class ProcessTable {
   private readonly instances = new Map<string, ProcessInstance>();
@@ -58,7 +58,7 @@ export class ProcessTable {
 
   /** Processes `query` selects (an empty query selects all), in a stable order. */
   select(query: ProcessQuery): ProcessInstance[] {
-    const matches = processMatcher(query);
+    const matches = instanceMatcher(query);
     return this.all().filter(matches).sort(byName);
   }
 

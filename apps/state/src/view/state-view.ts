@@ -27,7 +27,7 @@ import { KpmSettings } from '@kpm/config';
 import { toInboundRecord, type InboundRecord } from '@kpm/kafka';
 import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
 import { byName } from '../domain/process-table';
-import { processMatcher } from '../domain/query-match';
+import { instanceMatcher } from '../domain/query-match';
 import { SHARD_HEADER } from '../kafka/effect-records';
 
 export type ViewEventKind = 'completion' | 'termination' | 'broadcast';
@@ -136,7 +136,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** Rows `query` selects (an empty query selects all), optionally of one status. */
   select(query: ProcessQuery, status?: string): ViewRow[] {
-    const matches = processMatcher(query);
+    const matches = instanceMatcher(query);
     return [...this.rows.values()]
       .filter((row) => matches(row.instance) && (!status || row.instance.statusCode === status))
       .sort((a, b) => byName(a.instance, b.instance));

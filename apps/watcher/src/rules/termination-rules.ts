@@ -1,5 +1,5 @@
 /**
- * When has a pod ended, and with which exit code (DESIGN §6 "Terminations"). Pure: a pod object
+ * When has a pod ended, and with which exit code (docs/design.md §6.5). Pure: a pod object
  * (typed from a list, or plain JSON from the watch stream — timestamps may be Date or string)
  * and the watch event type in, a verdict out.
  */
@@ -19,7 +19,7 @@ export interface TerminationFailureDetail {
   podMessage?: string;
 }
 
-/** How a pod ended: the facts of DESIGN §5's terminated event that come from the pod itself. */
+/** How a pod ended: the pod's own facts in the terminated event of docs/design.md §5.2. */
 export interface TerminalVerdict {
   terminal: true;
   exitCode: number;

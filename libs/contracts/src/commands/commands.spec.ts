@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call -- the tests edit raw JSON on purpose */
 /**
- * Every command rule has a failing example naming the exact path and why (DESIGN §4, §6 "Bad
- * input"). Records go through `parseRecord`, as a consumer sees them.
+ * Every command rule has a failing example naming the exact path and why (docs/design.md §4,
+ * §6.7). Records go through `parseRecord`, as a consumer sees them.
  */
 import { encodeEvent } from '../build';
 import { CommandType } from '../event-types';

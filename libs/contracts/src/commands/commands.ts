@@ -1,6 +1,6 @@
 /**
- * The `data` of each command on `kpm.commands` (DESIGN §4). The CloudEvent id is the command
- * id; the subject is the session.
+ * The `data` of each command on `kpm.commands` (docs/design.md §4). The CloudEvent id is the
+ * command id; the subject is the session.
  */
 import { Type } from 'class-transformer';
 import {
@@ -58,6 +58,22 @@ export class BootCommand {
   }
 }
 
+/** kill and terminate stop pods in drunc's stages, with the same optional timing. */
+function IsGracePeriodSeconds(): PropertyDecorator {
+  return optionalSeconds(LIMITS.maxGracePeriodSeconds);
+}
+
+function IsKillTimeoutSeconds(): PropertyDecorator {
+  return optionalSeconds(LIMITS.maxTimeoutSeconds);
+}
+
+function optionalSeconds(max: number): PropertyDecorator {
+  return (target, key) => {
+    IsSeconds(max)(target, key);
+    IsOptional()(target, key);
+  };
+}
+
 /** Commands that take a query share this shape. */
 abstract class QueryCommand {
   @IsDefined({ message: 'is required' })
@@ -68,12 +84,10 @@ abstract class QueryCommand {
 
 /** Kill the processes the query selects, in drunc's shutdown order. */
 export class KillCommand extends QueryCommand {
-  @IsOptional()
-  @IsSeconds(LIMITS.maxGracePeriodSeconds)
+  @IsGracePeriodSeconds()
   gracePeriodSeconds?: number;
 
-  @IsOptional()
-  @IsSeconds(LIMITS.maxTimeoutSeconds)
+  @IsKillTimeoutSeconds()
   timeoutSeconds?: number;
 }
 
@@ -85,12 +99,10 @@ export class TerminateCommand {
   @IsUserName()
   user!: string;
 
-  @IsOptional()
-  @IsSeconds(LIMITS.maxGracePeriodSeconds)
+  @IsGracePeriodSeconds()
   gracePeriodSeconds?: number;
 
-  @IsOptional()
-  @IsSeconds(LIMITS.maxTimeoutSeconds)
+  @IsKillTimeoutSeconds()
   timeoutSeconds?: number;
 
   @IsOptional()

@@ -1,4 +1,5 @@
 export * from './commands';
 export * from './limits';
 export * from './process-query';
+export * from './process-query-match';
 export * from './process-spec';

@@ -1,6 +1,6 @@
 /** Upper bounds on command fields: generous for a DAQ, small enough to refuse nonsense early. */
 export const LIMITS = {
-  /** DESIGN §4: a boot carries 1–5000 processes. */
+  /** docs/design.md §4: a boot carries 1–5000 processes. */
   maxProcessesPerBoot: 5000,
   maxCommandsPerProcess: 64,
   maxArgsPerCommand: 1000,

@@ -1,6 +1,7 @@
 /**
  * drunc's ProcessQuery: every selector given must match (AND). An empty query is valid here;
- * the handlers decide what it means (nothing for kill/restart/logs, everything for ps).
+ * how a query selects is `processQueryMatcher`'s (process-query-match.ts): an empty one matches
+ * everything, which ps and flush use and kill, restart and logs refuse.
  */
 import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { MAX_REGEX_LENGTH, unsafeRegexReason } from '../validation/safe-regex';

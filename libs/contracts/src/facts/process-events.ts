@@ -1,6 +1,6 @@
 /**
- * What the boot-worker did, on `kpm.process-events` (DESIGN §5). Each fact names the command
- * it serves (`commandId`), so the state service can aggregate them into one completion.
+ * What the boot-worker did, on `kpm.process-events` (docs/design.md §5.1). Each fact names the
+ * command it serves (`commandId`), so the state service can aggregate them into one completion.
  */
 import { Type } from 'class-transformer';
 import {

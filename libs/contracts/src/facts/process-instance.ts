@@ -1,6 +1,6 @@
 /**
- * drunc's ProcessInstance plus the Kubernetes facts kpm knows about the pod (DESIGN §5). The
- * state service keeps one per uuid on `kpm.processes`; completions and `ps` answers carry them.
+ * drunc's ProcessInstance plus the Kubernetes facts kpm knows about the pod (docs/design.md §5.5).
+ * The state service keeps one per uuid on `kpm.processes`; completions and `ps` answers carry them.
  */
 import { Type } from 'class-transformer';
 import {

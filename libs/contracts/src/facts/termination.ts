@@ -1,5 +1,5 @@
 /**
- * A pod that ended, as the watcher saw it, on `kpm.terminations` (DESIGN §5–§6). The
+ * A pod that ended, as the watcher saw it, on `kpm.terminations` (docs/design.md §5.2, §6.5). The
  * CloudEvent id derives from `podUid` (see `terminationEventId`): a restart reuses the process
  * uuid, never the pod uid, so a re-publish of the same end is recognisable.
  */

@@ -1,6 +1,7 @@
 /**
- * drunc's broadcast model on `kpm.broadcast` (DESIGN §5): human-readable text for dashboards and
- * operators, with drunc's BroadcastType names so drunc's tooling reads kpm's messages.
+ * drunc's broadcast model on `kpm.broadcast` (docs/design.md §5.4): human-readable text for
+ * dashboards and operators, with drunc's BroadcastType names so drunc's tooling reads kpm's
+ * messages.
  */
 import { Type } from 'class-transformer';
 import {

@@ -1,6 +1,6 @@
 /**
- * The single completion of a command, on `kpm.completions` (DESIGN §5): exactly one per command
- * id, also across restarts of any service, so a client can wait for it by id.
+ * The single completion of a command, on `kpm.completions` (docs/design.md §5.3): exactly one per
+ * command id, also across restarts of any service, so a client can wait for it by id.
  */
 import { Type } from 'class-transformer';
 import {

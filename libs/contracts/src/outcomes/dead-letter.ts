@@ -1,6 +1,6 @@
 /**
- * A record some consumer could not parse as a CloudEvent, on `kpm.dead-letters` (DESIGN §3).
- * It keeps everything needed to inspect or replay it: where it came from and its raw bytes.
+ * A record some consumer could not parse as a CloudEvent, on `kpm.dead-letters` (docs/design.md
+ * §3.3). It keeps everything needed to inspect or replay it: where it came from and its raw bytes.
  * The dead-letter record's key is the original key, so replays keep their partition.
  */
 import { Type } from 'class-transformer';

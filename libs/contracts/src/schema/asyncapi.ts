@@ -20,7 +20,9 @@ import { classSchemas, envelopeSchema, reachableSchemas, type JsonSchema } from 
 
 const KAFKA_BINDING_VERSION = '0.5.0';
 
-/** Who sends or receives what (DESIGN §1); `types` narrows a topic to the types handled. */
+/**
+ * Who sends or receives what (docs/design.md §1.2); `types` narrows a topic to the types handled.
+ */
 export interface ServiceOperation {
   service: 'clients' | 'boot-worker' | 'watcher' | 'state';
   action: 'send' | 'receive';

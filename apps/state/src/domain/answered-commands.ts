@@ -1,0 +1,46 @@
+/**
+ * Commands the boot-worker answers with one fact: the logs it fetched, or the refusal of a
+ * command before anything ran. Either completes the command.
+ */
+import { CommandType, type CommandRejected, type LogsFetched } from '@kpm/contracts';
+import type { Effect } from './effects';
+import type { ShardMemory } from './shard-memory';
+
+export function logsFetched(
+  memory: ShardMemory,
+  fetched: LogsFetched,
+  session: string,
+  time: number,
+): Effect[] {
+  const { commandId, uuid, lines } = fetched;
+  if (memory.completed.has(commandId)) return [];
+  const row = memory.book.table.get(uuid);
+  return memory.complete({
+    commandId,
+    commandType: CommandType.logs,
+    session,
+    status: 'succeeded',
+    processes: row ? [row] : [],
+    logs: [{ uuid, lines }],
+    acceptedAt: time,
+  });
+}
+
+export function commandRejected(
+  memory: ShardMemory,
+  rejected: CommandRejected,
+  session: string,
+  time: number,
+): Effect[] {
+  const { commandId, commandType, errors } = rejected;
+  if (memory.completed.has(commandId)) return [];
+  return memory.complete({
+    commandId,
+    commandType,
+    session,
+    status: 'rejected',
+    processes: [],
+    errors,
+    acceptedAt: time,
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * A kill, terminate or restart from its acceptance to its completion: the boot-worker's
+ * acceptance names the pods in stages, terminations settle them, a restart's reboot settles the
+ * rest, and a kill still open at its deadline completes as timed_out with what is pending.
+ */
+import type { KillAccepted, ProcessTerminated } from '@kpm/contracts';
+import { rebootOf } from './boot-progress';
+import { startBroadcast, terminationBroadcast } from './broadcasts';
+import { killCommandType, killCompletion } from './completions';
+import type { Effect } from './effects';
+import { KillAggregate } from './kill-aggregate';
+import type { ShardMemory } from './shard-memory';
+
+export function acceptKill(
+  memory: ShardMemory,
+  accepted: KillAccepted,
+  session: string,
+  time: number,
+): Effect[] {
+  const { commandId, kind, stages, timeoutSeconds } = accepted;
+  if (memory.completed.has(commandId) || memory.kills.has(commandId)) return [];
+  const targets = stages.flat().map((uuid) => memory.book.target(uuid, time));
+  const deadline = time + timeoutSeconds * 1000;
+  const kill = new KillAggregate(commandId, kind, session, time, deadline, targets);
+  memory.kills.set(commandId, kill);
+  const reboot = memory.takeEarly(commandId); // a restart's new pod may have been seen first
+  if (kind === 'restart') for (const fact of reboot) kill.rebooted(rebootOf(fact));
+  const detail = `${targets.length} processes in ${stages.length} stages`;
+  return [
+    ...memory.publish([startBroadcast(commandId, killCommandType(kind), session, detail)]),
+    ...memory.settleKill(kill),
+  ];
+}
+
+/** A pod ended: the table, the termination broadcast, then every kill waiting for it. */
+export function processTerminated(memory: ShardMemory, termination: ProcessTerminated): Effect[] {
+  const { fresh, changed } = memory.book.terminated(termination, memory.live);
+  if (!fresh) return []; // the same pod's end, re-published
+  const out: Effect[] = memory.publish([terminationBroadcast(termination)]);
+  if (changed) out.push({ kind: 'process', instance: changed });
+  for (const kill of [...memory.kills.values()]) {
+    if (kill.offer(termination)) out.push(...memory.settleKill(kill));
+  }
+  return out;
+}
+
+/** Kills whose `timeoutSeconds` passed complete as timed_out with what is still pending. */
+export function expireKills(memory: ShardMemory): Effect[] {
+  const now = memory.clock();
+  const out: Effect[] = [];
+  for (const kill of [...memory.kills.values()]) {
+    if (kill.deadline > now) continue;
+    out.push(
+      ...memory.complete({
+        ...killCompletion(kill, memory.book.table),
+        status: 'timed_out',
+        pending: kill.pending,
+        errors: timeoutErrors(kill),
+      }),
+    );
+  }
+  return out;
+}
+
+/** A restart whose kill finished but whose new pod never came says so. */
+function timeoutErrors(kill: KillAggregate): { message: string }[] {
+  if (kill.kind !== 'restart' || kill.pending.length > 0) return [];
+  const seconds = (kill.deadline - kill.acceptedAt) / 1000;
+  return [{ message: `the process was not booted again within ${seconds} s` }];
+}
+
+/** The earliest kill deadline, for the timer that expires kills. */
+export function nextKillDeadline(memory: ShardMemory): number | undefined {
+  let next: number | undefined;
+  for (const kill of memory.kills.values())
+    if (next === undefined || kill.deadline < next) next = kill.deadline;
+  return next;
+}

@@ -1,0 +1,66 @@
+/**
+ * The commands the state service answers from its process table: `ps` lists what a query
+ * selects, `flush` forgets the DEAD processes of the command's session that it selects. Each is
+ * received, started and completed at once.
+ */
+import { CommandType, type ProcessInstance, type ProcessQuery } from '@kpm/contracts';
+import { receivedBroadcast, startBroadcast } from './broadcasts';
+import type { Effect } from './effects';
+import type { ShardMemory } from './shard-memory';
+
+/** Answers ps across the table(s) this replica knows; a lone shard answers from its own. */
+export type ProcessDirectory = (query: ProcessQuery) => ProcessInstance[];
+
+/** A ps or flush as it arrived: its id, session, query and CloudEvent time. */
+export interface TableCommand {
+  commandId: string;
+  session: string;
+  query: ProcessQuery;
+  time: number;
+}
+
+export function answerPs(
+  memory: ShardMemory,
+  directory: ProcessDirectory | undefined,
+  ps: TableCommand,
+): Effect[] {
+  const received = memory.publish([receivedBroadcast(ps.commandId, CommandType.ps, ps.session)]);
+  if (memory.completed.has(ps.commandId)) return received;
+  const processes = directory ? directory(ps.query) : memory.book.table.select(ps.query);
+  return [...received, ...succeed(memory, ps, CommandType.ps, 'listing processes', processes, [])];
+}
+
+/** Forgets DEAD processes of the command's session that the query selects. */
+export function flushDead(memory: ShardMemory, flush: TableCommand): Effect[] {
+  const { commandId, session } = flush;
+  const received = memory.publish([receivedBroadcast(commandId, CommandType.flush, session)]);
+  if (memory.completed.has(commandId) || !memory.live) return received;
+  const flushed = memory.book.table.flush({ ...flush.query, session });
+  const tombstones = flushed.map((p): Effect => ({ kind: 'tombstone', uuid: p.uuid, session }));
+  const detail = 'forgetting DEAD processes';
+  return [...received, ...succeed(memory, flush, CommandType.flush, detail, flushed, tombstones)];
+}
+
+/** Started, then `effects`, then the succeeded completion listing `processes`. */
+function succeed(
+  memory: ShardMemory,
+  command: TableCommand,
+  commandType: CommandType,
+  detail: string,
+  processes: ProcessInstance[],
+  effects: Effect[],
+): Effect[] {
+  const { commandId, session, time } = command;
+  return [
+    ...memory.publish([startBroadcast(commandId, commandType, session, detail)]),
+    ...effects,
+    ...memory.complete({
+      commandId,
+      commandType,
+      session,
+      status: 'succeeded',
+      processes,
+      acceptedAt: time,
+    }),
+  ];
+}
