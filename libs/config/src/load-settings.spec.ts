@@ -1,13 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InvalidSettingsError, loadSettings } from './load-settings';
-
-function yamlFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kpm-config-')), 'kpm.yaml');
-  writeFileSync(file, text);
-  return file;
-}
+import { yamlFile } from './yaml-file.spec-helper';
 
 describe('loadSettings', () => {
   it('starts from drunc defaults', () => {

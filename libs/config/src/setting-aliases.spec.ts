@@ -1,14 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InvalidSettingsError, loadSettings } from './load-settings';
 import { SETTING_ALIASES } from './setting-aliases';
-
-function yamlFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kpm-config-')), 'kpm.yaml');
-  writeFileSync(file, text);
-  return file;
-}
+import { yamlFile } from './yaml-file.spec-helper';
 
 /** `a.b: 7` as YAML. */
 function yamlSetting(path: string, value: number): string {
