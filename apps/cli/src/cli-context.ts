@@ -36,6 +36,8 @@ export async function withClient<T>(
     topicPrefix: settings.kafka.topicPrefix,
     clientId: 'kpm-cli',
     source: `/kpm/cli/${hostname()}`,
+    // kill, restart, logs and flush act as this user; the services refuse others' sessions.
+    user: invokingUser(),
   });
   try {
     return await work(client);

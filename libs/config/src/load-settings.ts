@@ -7,6 +7,7 @@ import { BOOT_WORKER_ENV } from './boot-worker-settings';
 import { isPlainObject } from './plain-object';
 import { renameOldKeys, renameOldVariables } from './setting-aliases';
 import { KpmSettings } from './settings';
+import { SECURITY_ENV } from './security-settings';
 import { STATE_ENV } from './state-settings';
 import { WATCHER_ENV } from './watcher-settings';
 
@@ -41,6 +42,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ...BOOT_WORKER_ENV,
   ...WATCHER_ENV,
   ...STATE_ENV,
+  ...SECURITY_ENV,
   ['KUBECONFIG', 'kubeconfig', String],
 ];
 

@@ -18,6 +18,7 @@ import {
   PodManagementConfig,
   VolumeConfig,
 } from './boot-worker-settings';
+import { SecurityConfig } from './security-settings';
 import { StateConfig } from './state-settings';
 import { WatcherConfig } from './watcher-settings';
 
@@ -109,4 +110,9 @@ export class KpmSettings {
   @ValidateNested()
   @Type(() => StateConfig)
   state = new StateConfig();
+
+  /** Session ownership: the operators who may act on any session (see security-settings.ts). */
+  @ValidateNested()
+  @Type(() => SecurityConfig)
+  security = new SecurityConfig();
 }

@@ -1,4 +1,10 @@
-import { isEmptyProcessQuery, type FieldError, type ProcessQuery } from '@kpm/contracts';
+import {
+  isEmptyProcessQuery,
+  type ActingUser,
+  type FieldError,
+  type ProcessQuery,
+} from '@kpm/contracts';
+import { processOwnershipErrors } from '../boot/session-ownership';
 import type { Cluster } from '../cluster';
 import { EMPTY_QUERY } from './kill-handler';
 import type { ProcessPod } from './process-pod';
@@ -6,14 +12,21 @@ import { describeMatches, resolveQuery } from './query-resolver';
 
 type One = { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[] };
 
-/** The one process the query of a restart or logs command selects, or why there is not one. */
+/**
+ * The one process the query of a restart or logs command selects, or why there is not one:
+ * an empty query, a process of a session another user owns, none or several.
+ */
 export async function selectOne(
   cluster: Pick<Cluster, 'processes'>,
   query: ProcessQuery,
   command: 'restart' | 'logs',
+  acting: ActingUser,
 ): Promise<One> {
   if (isEmptyProcessQuery(query)) return { ok: false, errors: [EMPTY_QUERY] };
-  return exactlyOne(resolveQuery(query, await cluster.processes(query.session)), command);
+  const selected = resolveQuery(query, await cluster.processes(query.session));
+  const foreign = processOwnershipErrors(acting, selected);
+  if (foreign.length > 0) return { ok: false, errors: foreign };
+  return exactlyOne(selected, command);
 }
 
 /** restart and logs act on one process: a query selecting none or several is refused, naming them. */

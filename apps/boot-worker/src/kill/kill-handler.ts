@@ -1,4 +1,5 @@
 import { isEmptyProcessQuery, type FieldError, type KillCommand } from '@kpm/contracts';
+import { processOwnershipErrors } from '../boot/session-ownership';
 import type { Cluster } from '../cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { Killer } from './killer';
@@ -10,17 +11,26 @@ export const EMPTY_QUERY: FieldError = {
     'is empty: it selects no process (give a session, uuids, names or a user; terminate stops a whole session)',
 };
 
-/** `kill`: the processes the query selects, in drunc's stages. Selecting none is not an error. */
+/**
+ * `kill`: the processes the query selects, in drunc's stages. Selecting none is not an error;
+ * selecting a process of a session another user owns refuses the whole kill, naming the owner.
+ */
 export class KillHandler {
   constructor(
     private readonly cluster: Cluster,
     private readonly killer: Killer,
+    private readonly operators: readonly string[],
   ) {}
 
   async handle(command: KillCommand, context: CommandContext): Promise<FieldError[]> {
     const { query } = command;
     if (isEmptyProcessQuery(query)) return [EMPTY_QUERY];
     const selected = resolveQuery(query, await this.cluster.processes(query.session));
+    const foreign = processOwnershipErrors(
+      { user: command.user, operators: this.operators },
+      selected,
+    );
+    if (foreign.length > 0) return foreign;
     await this.killer.kill(
       selected,
       {

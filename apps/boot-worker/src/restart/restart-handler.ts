@@ -68,7 +68,8 @@ export class RestartHandler {
   }
 
   private async fromQuery(command: RestartCommand): Promise<Found> {
-    const one = await selectOne(this.cluster, command.query, 'restart');
+    const acting = { user: command.user, operators: this.settings.security.operatorUsers };
+    const one = await selectOne(this.cluster, command.query, 'restart', acting);
     if (!one.ok) return one;
     const target = this.targetFrom(one.process);
     return target.ok ? { ok: true, target: target.target, old: one.process } : target;

@@ -32,6 +32,8 @@ export class StateShard {
   constructor(
     clock: Clock = Date.now,
     private readonly directory?: ProcessDirectory,
+    /** Users who may flush any session (`security.operatorUsers`). */
+    private readonly operators: readonly string[] = [],
   ) {
     this.memory = new ShardMemory(clock);
   }
@@ -83,7 +85,7 @@ export class StateShard {
       case CommandType.ps:
         return answerPs(memory, this.directory, tableCommand(event, time));
       case CommandType.flush:
-        return flushDead(memory, tableCommand(event, time));
+        return flushDead(memory, tableCommand(event, time), this.operators);
       case CommandType.boot:
       case CommandType.kill:
       case CommandType.terminate:
@@ -128,5 +130,6 @@ function tableCommand(
   event: KpmEvent<typeof CommandType.ps | typeof CommandType.flush>,
   time: number,
 ): TableCommand {
-  return { commandId: event.id, session: event.subject ?? '', query: event.data.query, time };
+  const user = 'user' in event.data ? event.data.user : undefined;
+  return { commandId: event.id, session: event.subject ?? '', query: event.data.query, user, time };
 }

@@ -138,6 +138,8 @@ export function command(
   type: typeof CommandType.ps | typeof CommandType.flush,
   id: string,
   query: ProcessQuery,
+  /** The acting user of a flush; the fixtures' sessions belong to `daq`. */
+  user = 'daq',
 ): KpmEvent {
   return buildEvent({
     id,
@@ -145,7 +147,7 @@ export function command(
     source: SOURCE,
     subject: SESSION,
     time: new Date(T0),
-    data: { query },
+    data: type === CommandType.flush ? { query, user } : { query },
   });
 }
 
