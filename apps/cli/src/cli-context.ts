@@ -33,6 +33,8 @@ export async function withClient<T>(
   const settings = cliSettings();
   const client = connectProcessManager({
     brokers: settings.kafka.brokers,
+    ssl: settings.kafka.ssl,
+    sasl: settings.kafka.sasl,
     topicPrefix: settings.kafka.topicPrefix,
     clientId: 'kpm-cli',
     source: `/kpm/cli/${hostname()}`,

@@ -4,3 +4,4 @@ export * from './boot-worker-settings';
 export * from './watcher-settings';
 export * from './state-settings';
 export * from './security-settings';
+export * from './kafka-security-settings';

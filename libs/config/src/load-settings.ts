@@ -4,6 +4,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { BOOT_WORKER_ENV } from './boot-worker-settings';
+import { KAFKA_SECURITY_ENV, secretValueProblems } from './kafka-security-settings';
 import { isPlainObject } from './plain-object';
 import { renameOldKeys, renameOldVariables } from './setting-aliases';
 import { KpmSettings } from './settings';
@@ -35,6 +36,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ['KPM_TOPIC_PREFIX', 'kafka.topicPrefix', String],
   ['KPM_TOPIC_PARTITIONS', 'kafka.partitions', Number],
   ['KPM_MAX_RECORD_BYTES', 'kafka.maxRecordBytes', Number],
+  ...KAFKA_SECURITY_ENV,
   ['KPM_LABEL_DOMAIN', 'labels.domain', String],
   ['KPM_HTTP_PORT', 'http.port', Number],
   ['KPM_HTTP_HOST', 'http.host', String],
@@ -66,6 +68,7 @@ export function loadSettings(
     problems.push(...renameOldKeys(file, `KPM_CONFIG (${env.KPM_CONFIG})`));
     deepMerge(merged, file);
   }
+  problems.push(...secretValueProblems(env));
   if (problems.length > 0) throw new InvalidSettingsError(problems);
   for (const [name, path, convert] of ENV_OVERRIDES) {
     const raw = env[name];

@@ -4,6 +4,7 @@ export * from './dead-letter-sink';
 export * from './event-producer';
 export * from './inbound-record';
 export * from './kafka-client';
+export * from './kafka-security';
 export * from './kafka-dead-letter-sink';
 export * from './kafka-settings';
 export * from './poison-record';
