@@ -20,3 +20,4 @@ export * from './partition-owner';
 export * from './positioned-reader';
 export * from './shared-admin';
 export * from './topic-follower';
+export * from './kpm-acls';

@@ -1,5 +1,5 @@
 import type { StackComponent } from './component';
-import { KafkaBroker } from './kafka';
+import { KafkaBroker, SecureKafkaBroker } from './kafka';
 import { KubeStack } from './kube';
 import { LocalStack } from './local-stack';
 
@@ -17,9 +17,14 @@ export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalSt
       `kpm: unknown stack part(s) ${unknown.join(', ')}; known: ${STACK_PARTS.join(', ')}`,
     );
   const components: StackComponent[] = [];
-  if (parts.includes('kafka')) components.push(new KafkaBroker());
+  if (parts.includes('kafka')) components.push(kafkaBroker());
   if (parts.includes('kube')) components.push(new KubeStack());
   return new LocalStack(components);
+}
+
+/** KPM_STACK_SECURE=1: the secured broker (SASL_SSL, ACLs) on its own ports instead. */
+function kafkaBroker(): StackComponent {
+  return process.env.KPM_STACK_SECURE === '1' ? new SecureKafkaBroker() : new KafkaBroker();
 }
 
 function partsFromEnv(): string[] {

@@ -4,3 +4,5 @@ export * from './kafka-install';
 export * from './kafka-probe';
 export * from './kafka-settings';
 export * from './kafka-storage';
+export * from './secure-kafka-broker';
+export * from './secure-kafka-settings';
