@@ -66,16 +66,12 @@ export class SecureKafkaBroker implements StackComponent {
     await this.daemon.stop(30_000);
   }
 
-  async status(): Promise<ComponentStatus> {
+  status(): Promise<ComponentStatus> {
     const pid = this.daemon.pid();
     const base = { name: this.name, endpoint: `SASL_SSL://${this.bootstrap}` };
-    if (pid === undefined) return { ...base, running: false, detail: 'stopped' };
-    return {
-      ...base,
-      running: true,
-      pid,
-      detail: `Apache Kafka ${this.settings.version}, SASL_SSL`,
-    };
+    if (pid === undefined) return Promise.resolve({ ...base, running: false, detail: 'stopped' });
+    const detail = `Apache Kafka ${this.settings.version}, SASL_SSL`;
+    return Promise.resolve({ ...base, running: true, pid, detail });
   }
 
   /** A client of this broker as `user`, trusting its CA. */
