@@ -59,6 +59,8 @@ export class SecureKafkaBroker implements StackComponent {
     return {
       ...secureClientEnv(this.settings, certificates.caFile, 'kpm-operator'),
       KPM_KAFKA_SECRETS_DIR: this.settings.secretsDir,
+      // The ACLs name this prefix's topics.
+      KPM_TOPIC_PREFIX: this.topicPrefix,
     };
   }
 
