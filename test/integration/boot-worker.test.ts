@@ -251,6 +251,7 @@ describe('restart', () => {
     );
     await h.send('restart-resumed', CommandType.restart, {
       query: { session, names: ['^ru-03$'] },
+      user: 'carol',
     });
     const booted = await h.fact(processBooted, 'restart-resumed');
     expect((booted.data.process as { uuid: string }).uuid).toBe(uuid(2));
@@ -263,6 +264,7 @@ describe('restart', () => {
   it('answers logs with what the node could serve (kwok serves none)', async () => {
     await h.send('logs-ru-02', CommandType.logs, {
       query: { session, names: ['^ru-02$'] },
+      user: 'carol',
       tailLines: 10,
     });
     const fetched = await h.fact(ProcessEventType.logsFetched, 'logs-ru-02');
