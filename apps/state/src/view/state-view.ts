@@ -44,6 +44,10 @@ export interface ViewRow {
   shard?: number;
 }
 
+/** A row of the table as it changed: the new instance, or `gone` when flushed. */
+export type RowChange =
+  { kind: 'upsert'; instance: ProcessInstance } | { kind: 'gone'; uuid: string };
+
 export interface SessionCounts {
   session: string;
   running: number;
@@ -58,6 +62,8 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly rows = new Map<string, ViewRow>();
   private readonly completions = new Map<string, CommandCompleted>();
   readonly events = new Subject<ViewEvent>();
+  /** Every change of the table, in topic order, for views that follow it incrementally. */
+  readonly rowChanges = new Subject<RowChange>();
   private consumer?: Consumer;
   private pendingCatchUp = new Map<string, bigint>([['(starting)', 0n]]);
   private closed = false;
@@ -128,6 +134,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     this.closed = true;
     await this.consumer?.disconnect();
     this.events.complete();
+    this.rowChanges.complete();
   }
 
   completion(commandId: string): CommandCompleted | undefined {
@@ -182,7 +189,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private takeProcess(record: InboundRecord): void {
     if (record.key === null) return;
     if (record.value === null) {
-      this.rows.delete(record.key);
+      if (this.rows.delete(record.key)) this.rowChanges.next({ kind: 'gone', uuid: record.key });
       return;
     }
     const parsed = parseRecord(record.value, {
@@ -195,6 +202,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
       instance: parsed.event.data,
       shard: shard === undefined ? undefined : Number(shard),
     });
+    this.rowChanges.next({ kind: 'upsert', instance: parsed.event.data });
   }
 
   private advance(topic: string, partition: number, lastOffset: string): void {
