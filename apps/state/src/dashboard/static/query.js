@@ -1,6 +1,6 @@
 // The view's choices — session, filter, sort, open process — live in the URL, so a link shows
 // a colleague exactly the same thing.
-import { compareTreeIds } from './format.js';
+import { compareText, compareTreeKeys } from './format.js';
 
 export const FILTER_KEYS = ['status', 'role', 'exit', 'node', 'name'];
 const DEFAULT_SORT = 'failures';
@@ -50,11 +50,10 @@ export function matcher(query) {
 /** Failures first, then running, then exited 0: what a shifter looks at first. */
 const STATE_RANK = { failed: 0, running: 1, exited: 2 };
 
-const byText = (key) => (a, b) =>
-  String(a[key] ?? '').localeCompare(String(b[key] ?? ''), undefined, { numeric: true });
+const byText = (key) => (a, b) => compareText(String(a[key] ?? ''), String(b[key] ?? ''));
 const COLUMNS = {
   name: byText('name'),
-  treeId: (a, b) => compareTreeIds(a.treeId, b.treeId),
+  treeId: (a, b) => compareTreeKeys(a.treeKey, b.treeKey),
   role: byText('role'),
   state: (a, b) => STATE_RANK[a.state] - STATE_RANK[b.state],
   exitCode: (a, b) => (a.exitCode ?? -1) - (b.exitCode ?? -1),
@@ -67,7 +66,7 @@ const COLUMNS = {
 export const SORTABLE = Object.keys(COLUMNS);
 
 export function comparator(query) {
-  const tie = (a, b) => compareTreeIds(a.treeId, b.treeId) || a.name.localeCompare(b.name);
+  const tie = (a, b) => compareTreeKeys(a.treeKey, b.treeKey) || compareText(a.name, b.name);
   if (query.sort === DEFAULT_SORT || !COLUMNS[query.sort])
     return (a, b) => COLUMNS.state(a, b) || tie(a, b);
   const column = COLUMNS[query.sort];

@@ -1,6 +1,6 @@
 // At a glance: one card per session with its stacked bar (running / exited 0 / failed /
 // pending), owner, commands under way with their progress, and time since the last change.
-import { ago, escapeHtml, STATE_LABELS, verb } from './format.js';
+import { ago, compareText, escapeHtml, STATE_LABELS, verb } from './format.js';
 
 const BAR_ORDER = ['running', 'exited', 'failed', 'pending'];
 
@@ -34,7 +34,7 @@ function commandLine(command, nowMs) {
 
 export function renderSessions(root, store, selected, nowMs = Date.now()) {
   const sessions = [...store.sessions.values()].sort(
-    (a, b) => b.lastChangeMs - a.lastChangeMs || a.session.localeCompare(b.session),
+    (a, b) => b.lastChangeMs - a.lastChangeMs || compareText(a.session, b.session),
   );
   if (sessions.length === 0) {
     root.innerHTML =

@@ -1,7 +1,7 @@
 // The page's model: every process row, each session's counts and exit codes, the commands under
 // way and the recent events, kept up to date change by change from the feed (never refetched
 // whole while the stream lasts). Views read it; `changes` tells them what to redraw.
-import { stateOf, verb } from './format.js';
+import { stateOf, treeKey, verb } from './format.js';
 
 const TIMELINE_LIMIT = 2000;
 
@@ -66,6 +66,7 @@ export class Store {
     const before = this.rows.get(row.uuid);
     if (before) this.uncount(before);
     row.state = stateOf(row);
+    row.treeKey = treeKey(row.treeId);
     this.rows.set(row.uuid, row);
     const session = this.session(row.session);
     session.rows.set(row.uuid, row);

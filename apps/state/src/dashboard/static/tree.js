@@ -1,7 +1,7 @@
 // The tree: root controller and infrastructure on top, then each segment controller with its
 // applications, laid out by tree id; each tile coloured by state and labelled (exit code on
 // failures), dimmed when the filter leaves it out. Tiles are patched in place on a change.
-import { compareTreeIds, escapeHtml, STATE_LABELS } from './format.js';
+import { compareText, compareTreeKeys, escapeHtml, STATE_LABELS, treeKey } from './format.js';
 
 /** Above this many processes tiles shrink to squares (name in the tooltip, exit code kept). */
 const COMPACT_OVER = 240;
@@ -25,7 +25,7 @@ function tileInner(row) {
 }
 
 function tileHtml(row, matches) {
-  return `<button class="${tileClass(row, matches)}" data-uuid="${row.uuid}" title="${escapeHtml(label(row))}" aria-label="${escapeHtml(label(row))}">${tileInner(row)}</button>`;
+  return `<button class="${tileClass(row, matches)}" data-uuid="${row.uuid}" aria-label="${escapeHtml(label(row))}">${tileInner(row)}</button>`;
 }
 
 /** root / infrastructure / segments (by the first two parts of the tree id) / the rest. */
@@ -44,13 +44,13 @@ function layout(rows) {
     else if (parts.length === 3) segment(parts.slice(0, 2).join('.')).apps.push(row);
     else others.push(row);
   }
-  const byTree = (a, b) => compareTreeIds(a.treeId, b.treeId) || a.name.localeCompare(b.name);
+  const byTree = (a, b) => compareTreeKeys(a.treeKey, b.treeKey) || compareText(a.name, b.name);
   top.sort(byTree);
   for (const s of segments.values()) s.apps.sort(byTree);
   others.sort(byTree);
   return {
     top,
-    segments: [...segments.values()].sort((a, b) => compareTreeIds(a.id, b.id)),
+    segments: [...segments.values()].sort((a, b) => compareTreeKeys(treeKey(a.id), treeKey(b.id))),
     others,
   };
 }
@@ -89,10 +89,18 @@ export function patchTile(root, row, matches) {
   const tile = tilesOf.get(root)?.get(row.uuid);
   if (!tile) return false;
   tile.className = tileClass(row, matches);
-  tile.title = label(row);
   tile.setAttribute('aria-label', label(row));
+  tile.removeAttribute('title');
   tile.innerHTML = tileInner(row);
   return true;
+}
+
+/** Tooltips are added on hover: 5,000 of them up front would double the tree's markup. */
+export function titleOnHover(root) {
+  root.addEventListener('mouseover', (e) => {
+    const tile = e.target.closest('.tile');
+    if (tile && !tile.title) tile.title = tile.getAttribute('aria-label');
+  });
 }
 
 /** The filter changed: dim what it leaves out, without rebuilding the tree. */
