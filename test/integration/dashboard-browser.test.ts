@@ -192,14 +192,24 @@ describe('the operator dashboard', () => {
 
     if (process.env.KPM_DASHBOARD_SCREENSHOT)
       await page.screenshot({ path: process.env.KPM_DASHBOARD_SCREENSHOT, fullPage: true });
+
+    // Its log on demand: a logs command through the state service, answered by the boot-worker.
+    await page.click('#details .fetch-logs');
+    await until(
+      page,
+      `(() => { const t = document.querySelector('#details .logs')?.textContent ?? ''; return t !== '' && !t.startsWith('asked '); })()`,
+    );
+    const logs = await page.textContent('#details .logs');
+    expect(logs).not.toMatch(/could not ask|no answer/);
+
     expect(browser.errors).toEqual([]);
     await page.close();
   });
 
   it('draws 5,000 processes in under a second and follows a change without redrawing them all', async () => {
     const session = h.session('big');
-    // root + infrastructure + 49 segments of a controller and 100 applications = 5,000.
-    const processes = treeSession(session, 49, 100);
+    // root + infrastructure + 49 segments of a controller and 101 applications = 5,000.
+    const processes = treeSession(session, 49, 101);
     processes.push({ ...treeSession(session, 0, 0)[0], name: 'connection-server', treeId: '1' });
     expect(processes).toHaveLength(5000);
     await bench.send(

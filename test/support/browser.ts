@@ -37,7 +37,7 @@ export class TestBrowser {
       executablePath: CHROMIUM,
       headless: true,
       args: FLAGS,
-      viewport: { width: 1440, height: 1000 },
+      viewport: { width: 1600, height: 1000 },
     });
     return new TestBrowser(context, profile);
   }

@@ -2,7 +2,8 @@
 // colour and drawn taller) and the latest events in words, newest first.
 import { clock, escapeHtml } from './format.js';
 
-const WINDOW_MS = 15 * 60 * 1000;
+/** The strip spans the session's recent history: the shortest of these that holds it. */
+const WINDOWS_MIN = [1, 2, 5, 10, 15];
 const LISTED = 80;
 const KIND_LABELS = {
   termination: 'termination',
@@ -13,20 +14,27 @@ const KIND_LABELS = {
 /** Status updates repeat the terminations listed beside them; the rest is news. */
 const listed = (e) => e.broadcastType !== 'SUBPROCESS_STATUS_UPDATE';
 
+function windowMinutes(events, nowMs) {
+  const oldest = events.length ? nowMs - events[0].timeMs : 0;
+  return WINDOWS_MIN.find((m) => m * 60_000 >= oldest) ?? WINDOWS_MIN.at(-1);
+}
+
 function strip(events, nowMs) {
+  const minutes = windowMinutes(events, nowMs);
+  const spanMs = minutes * 60_000;
   const width = 600;
   const marks = events
-    .filter((e) => nowMs - e.timeMs <= WINDOW_MS)
+    .filter((e) => nowMs - e.timeMs <= spanMs)
     .map((e) => {
-      const x = ((e.timeMs - (nowMs - WINDOW_MS)) / WINDOW_MS) * width;
+      const x = Math.min(width - 2, ((e.timeMs - (nowMs - spanMs)) / spanMs) * width);
       const h = e.failed ? 22 : e.kind === 'completion' ? 16 : 10;
       const kind = e.failed ? 'failed' : e.kind === 'completion' ? 'exited' : 'running';
       return `<rect class="fill-${kind}" x="${x.toFixed(1)}" y="${26 - h}" width="2" height="${h}"></rect>`;
     })
     .join('');
-  return `<svg class="strip" viewBox="0 0 ${width} 40" preserveAspectRatio="none" role="img" aria-label="events of the last 15 minutes">
-<line x1="0" y1="26" x2="${width}" y2="26" class="axis-line"></line>${marks}
-<text x="0" y="38" class="axis">−15 min</text><text x="${width}" y="38" text-anchor="end" class="axis">now</text></svg>`;
+  return `<svg class="strip" viewBox="0 0 ${width} 28" preserveAspectRatio="none" role="img" aria-label="events of the last ${minutes} min: failures tall, completions medium">
+<line x1="0" y1="26" x2="${width}" y2="26" class="axis-line"></line>${marks}</svg>
+<div class="strip-axis"><span>−${minutes} min</span><span>now</span></div>`;
 }
 
 export function renderTimeline(root, store, session, nowMs = Date.now()) {
