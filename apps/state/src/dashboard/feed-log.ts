@@ -39,7 +39,8 @@ export class FeedLog<T> {
     this.sequence++;
     const entry = { id: `${this.epoch}.${this.sequence}`, sequence: this.sequence, kind, data };
     this.entries.push(entry);
-    if (this.entries.length > this.capacity)
+    // Trimmed in bulk (amortised), not one shift per append of a 50,000-entry array.
+    if (this.entries.length > this.capacity + Math.floor(this.capacity / 2))
       this.entries.splice(0, this.entries.length - this.capacity);
     return entry;
   }
