@@ -318,4 +318,52 @@ describe('the operator dashboard', () => {
       cursor: expect.stringMatching(new RegExp(`^${epoch}\\.`)),
     });
   });
+
+  it.each([
+    [
+      'GET',
+      '/v1/dashboard/stream?after=yesterday',
+      'after',
+      undefined,
+      /cursor <epoch>.<sequence>/,
+    ],
+    ['GET', '/v1/dashboard/stream?colour=blue', 'colour', undefined, /is not a known field/],
+    [
+      'POST',
+      '/v1/dashboard/logs',
+      'session',
+      { session: 'Not_A_Label', uuid: '0b7e43a5-9050-409f-be9b-dd90ca7af259' },
+      /DNS/,
+    ],
+    ['POST', '/v1/dashboard/logs', 'uuid', { session: 'run-1', uuid: 'ru-01' }, /must be a UUID/],
+    [
+      'POST',
+      '/v1/dashboard/logs',
+      'tailLines',
+      { session: 'run-1', uuid: '0b7e43a5-9050-409f-be9b-dd90ca7af259', tailLines: 0 },
+      /at least 1/,
+    ],
+  ])('answers %s %s with a 400 naming %s', async (method, path, field, body, message) => {
+    const answer = await fetch(`${url}${path}`, {
+      method,
+      ...(body
+        ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }
+        : {}),
+    });
+    expect(answer.status).toBe(400);
+    const errors = ((await answer.json()) as { errors: { path: string; message: string }[] })
+      .errors;
+    expect(errors.find((e) => e.path === field)?.message).toMatch(message);
+    // The next good request still goes through.
+    const good = await fetch(`${url}/v1/dashboard/logs`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        session: h.session('demo'),
+        uuid: '0b7e43a5-9050-409f-be9b-dd90ca7af259',
+      }),
+    });
+    expect(good.status).toBe(202);
+    expect(((await good.json()) as { commandId: string }).commandId).toMatch(/^dashboard-logs-/);
+  });
 });
