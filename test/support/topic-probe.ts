@@ -9,6 +9,10 @@ export interface ProbedRecord {
   key: string | null;
   value: Buffer | null;
   event?: CloudEvent<Record<string, unknown>>;
+  /** The record's CreateTime: when its producer sent it. */
+  createdAtMs: number;
+  /** When the probe read it. */
+  receivedAtMs: number;
 }
 
 /**
@@ -43,6 +47,8 @@ export class TopicProbe {
           key: message.key?.toString() ?? null,
           value: message.value,
           event: tryParse(message.value),
+          createdAtMs: Number(message.timestamp),
+          receivedAtMs: Date.now(),
         });
         for (const wake of this.waiters) wake();
         return Promise.resolve();
