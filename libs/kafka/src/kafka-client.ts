@@ -15,7 +15,10 @@ export function createKafkaClient(settings: KafkaSettings, sink?: KafkaLogSink):
     logLevel: logLevel.WARN,
     logCreator: sink ? bridgeLogs(sink) : undefined,
     // Brokers restart in tests and operations: keep retrying rather than failing the service.
-    retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 10_000 },
+    // Retries at most 2 s apart (about a minute in all, as before with 10 up to 10 s apart): when
+    // a broker dies its partitions get new leaders once the controller fences it (~9 s), and
+    // the next attempt then finds them within 2 s instead of up to 10 s later.
+    retry: { initialRetryTime: 200, retries: 30, maxRetryTime: 2_000 },
   });
 }
 
