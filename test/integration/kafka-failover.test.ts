@@ -193,7 +193,14 @@ it('boots and kills 200 processes through two leader failures: nothing lost, not
 
   const terminationsSeen = () =>
     probe.records.filter((r) => r.topic === topic('terminations')).length;
-  await send('kfo-kill', CommandType.kill, { query: { session }, gracePeriodSeconds: 5 });
+  // The kill's own bound (grace + escalation, ~20 s by default) is shorter than a broker
+  // failover (~9 s to fence the dead broker, then retries): give it room, since what is under
+  // test is that nothing is lost, not how fast a kill completes through a failure.
+  await send('kfo-kill', CommandType.kill, {
+    query: { session },
+    gracePeriodSeconds: 5,
+    timeoutSeconds: 180,
+  });
   const killKill = await killLeaderWhen(
     () => terminationsSeen() >= COUNT / 4,
     'terminations',
@@ -215,7 +222,8 @@ it('boots and kills 200 processes through two leader failures: nothing lost, not
   await until(sessionPods, (left) => left.length === 0, 180_000);
 
   for (const id of ['kfo-boot', 'kfo-kill']) {
-    expect([id, probe.records.filter(isCompletion(id)).length]).toEqual([id, 1]);
+    const offsets = probe.records.filter(isCompletion(id)).map((r) => `${r.partition}@${r.offset}`);
+    expect([id, offsets]).toEqual([id, [expect.any(String)]]);
   }
   // The services rode both failures out in the processes they started in.
   expect(services.map((s) => s.pid)).toEqual(pids);

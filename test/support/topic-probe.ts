@@ -22,6 +22,7 @@ export interface ProbedRecord {
 export class TopicProbe {
   readonly records: ProbedRecord[] = [];
   private readonly waiters = new Set<() => void>();
+  private readonly positions = new Set<string>();
   private consumer?: Consumer;
 
   constructor(
@@ -40,6 +41,11 @@ export class TopicProbe {
     await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
     await this.consumer.run({
       eachMessage: ({ topic, partition, message }) => {
+        // A rejoin after a coordinator failover re-reads from the last committed offset: keep
+        // each record of the topic once, so a duplicate seen here is a duplicate on the topic.
+        const position = `${topic}/${partition}/${message.offset}`;
+        if (this.positions.has(position)) return Promise.resolve();
+        this.positions.add(position);
         this.records.push({
           topic,
           partition,
