@@ -16,7 +16,12 @@ export * from './parse';
 export * from './registry';
 export * from './roles';
 export * from './topics';
-export { unsafeRegexReason, MAX_REGEX_LENGTH, MAX_REPETITIONS } from './validation/safe-regex';
+export {
+  compileNamePattern,
+  namePatternError,
+  MAX_REGEX_LENGTH,
+  type NamePattern,
+} from './validation/name-pattern';
 export { unsafePathReason } from './validation/rules';
 export {
   validateData,
