@@ -11,6 +11,7 @@ import {
   type ProcessLogs,
   type ProcessTerminated,
 } from '@kpm/contracts';
+import { sizedCompletion } from './completion-record';
 import type { BroadcastEffect, Effect } from './effects';
 
 const SERVICE = 'state';
@@ -81,26 +82,13 @@ export interface CompletionInput {
   logs?: ProcessLogs[];
   acceptedAt?: number;
   completedAt: number;
+  /** A ps page: more processes follow `processes` (docs/design.md §6.6). */
+  paging?: { more: boolean };
 }
 
 /** The completion and its COMMAND_EXECUTION_SUCCESS or _FAILED broadcast. */
 export function completionEffects(input: CompletionInput): Effect[] {
-  const since = input.acceptedAt ?? input.completedAt;
-  const completion: CommandCompleted = {
-    commandId: input.commandId,
-    commandType: input.commandType,
-    session: input.session,
-    status: input.status,
-    processes: input.processes,
-    ...(input.pending ? { pending: input.pending } : {}),
-    ...(input.errors && input.errors.length > 0 ? { errors: input.errors } : {}),
-    ...(input.logs ? { logs: input.logs } : {}),
-    ...(input.acceptedAt !== undefined
-      ? { acceptedAt: new Date(input.acceptedAt).toISOString() }
-      : {}),
-    completedAt: new Date(input.completedAt).toISOString(),
-    durationMs: Math.max(0, input.completedAt - since),
-  };
+  const completion = sizedCompletion(completionFields(input), input.processes, input.paging);
   const ok = input.status === 'succeeded';
   const broadcastType = ok ? 'COMMAND_EXECUTION_SUCCESS' : 'COMMAND_EXECUTION_FAILED';
   const verb = commandVerb(input.commandType);
@@ -122,4 +110,23 @@ export function completionEffects(input: CompletionInput): Effect[] {
       data: { commandId: input.commandId, commandType: input.commandType, status: input.status },
     },
   ];
+}
+
+/** Every field of the completion but its processes. */
+function completionFields(input: CompletionInput): Omit<CommandCompleted, 'processes'> {
+  const since = input.acceptedAt ?? input.completedAt;
+  return {
+    commandId: input.commandId,
+    commandType: input.commandType,
+    session: input.session,
+    status: input.status,
+    ...(input.pending ? { pending: input.pending } : {}),
+    ...(input.errors && input.errors.length > 0 ? { errors: input.errors } : {}),
+    ...(input.logs ? { logs: input.logs } : {}),
+    ...(input.acceptedAt !== undefined
+      ? { acceptedAt: new Date(input.acceptedAt).toISOString() }
+      : {}),
+    completedAt: new Date(input.completedAt).toISOString(),
+    durationMs: Math.max(0, input.completedAt - since),
+  };
 }
