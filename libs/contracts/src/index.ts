@@ -24,6 +24,14 @@ export {
 } from './validation/name-pattern';
 export { unsafePathReason } from './validation/rules';
 export {
+  boundedText,
+  ENVELOPE_LIMITS,
+  MAX_FIELD_ERRORS,
+  MAX_ERROR_MESSAGE_LENGTH,
+} from './validation/bounded-text';
+export {
+  boundedFieldErrors,
+  MORE_ERRORS_PATH,
   validateData,
   toFieldErrors,
   type FieldError,

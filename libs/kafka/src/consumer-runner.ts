@@ -94,7 +94,7 @@ export class ConsumerRunner {
     record: InboundRecord,
     heartbeat: () => Promise<void>,
   ): Promise<boolean> {
-    const { handle, maxAttempts, backoff, deadLetters, logger } = this.options;
+    const { handle, maxAttempts, backoff, logger } = this.options;
     const context: RecordContext = { heartbeat, signal: this.stopping.signal };
     for (let attempt = 1; ; attempt++) {
       try {
@@ -102,19 +102,40 @@ export class ConsumerRunner {
         return true;
       } catch (error) {
         if (error instanceof PoisonRecordError) {
-          await deadLetters.publish(record, error.reason, error.errors);
+          await this.deadLetter(record, error.reason, error.errors);
           return true;
         }
         const reason = error instanceof Error ? error.message : String(error);
         if (attempt >= maxAttempts) {
           logger?.error(`${where(record)}: giving up after ${attempt} attempts: ${reason}`);
-          await deadLetters.publish(record, `handler failed after ${attempt} attempts: ${reason}`);
+          await this.deadLetter(record, `handler failed after ${attempt} attempts: ${reason}`);
           return true;
         }
         logger?.warn(`${where(record)}: attempt ${attempt} failed, retrying: ${reason}`);
         await delay(backoffDelay(attempt, backoff), this.stopping.signal);
         if (this.stopping.signal.aborted) return false;
       }
+    }
+  }
+
+  /**
+   * Dead-letters `record`; if even that fails, logs and counts it and moves on: a record read
+   * again and again would hold up its partition for good (docs/design.md §3.3).
+   */
+  private async deadLetter(
+    record: InboundRecord,
+    reason: string,
+    errors?: ReadonlyArray<{ path?: string; message: string }>,
+  ): Promise<void> {
+    const { deadLetters, logger } = this.options;
+    try {
+      await deadLetters.publish(record, reason, errors);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      logger?.error(
+        `${where(record)}: could not be dead-lettered (${why}); skipped. It was refused because: ${reason.slice(0, 1024)}`,
+      );
+      deadLetters.failed?.(record, error);
     }
   }
 
