@@ -159,7 +159,7 @@ export class StatePartitions implements PartitionStateHandler {
 
   private apply(shard: StateShard, record: InboundRecord, out: TransactionalRecord[]): Effect[] {
     const maxBytes = this.settings.kafka.maxRecordBytes;
-    const parsed = parseRecord(record.value, { topic: record.topic, maxBytes });
+    const parsed = parseRecord(record.value, { topic: record.topic, maxBytes, key: record.key });
     if (parsed.ok) return shard.apply(parsed.event, timeOf(parsed.event.time, record));
     const isCommand = record.topic === topicName('commands', this.settings.kafka.topicPrefix);
     // Commands are the boot-worker's to reject or dead-letter; state only says it saw them.

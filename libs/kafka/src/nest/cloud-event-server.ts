@@ -102,6 +102,7 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
     const parsed = parseRecord(record.value, {
       maxBytes: this.options.maxRecordBytes,
       topic: record.topic,
+      key: record.key,
     });
     const rpcContext = new KafkaEventContext([record, context]);
     if (parsed.ok) {
