@@ -28,6 +28,11 @@ export class KpmTrio {
     return new KpmTrio(h, [state, watcher]);
   }
 
+  /** The state service's HTTP API, e.g. `http://127.0.0.1:41234`. */
+  async stateUrl(): Promise<string> {
+    return (await this.apps[0].getUrl()).replace('[::1]', '127.0.0.1');
+  }
+
   get prefix(): string {
     return this.harness.prefix;
   }

@@ -16,7 +16,7 @@ const record = (value: Buffer | null, key: string | null = 'session-a'): Inbound
 
 function letterOf(value: Buffer | null, key?: string | null) {
   const out = deadLetterRecord(record(value, key), 'not UTF-8 JSON', [], 'kpm-boot-worker');
-  const parsed = parseRecord(out.value, { expectedTypes: [DeadLetterType.deadLetter] });
+  const parsed = parseRecord(out.value as Buffer, { expectedTypes: [DeadLetterType.deadLetter] });
   if (!parsed.ok) throw new Error(JSON.stringify(parsed));
   return { out, data: parsed.event.data as DeadLetter };
 }
@@ -36,7 +36,7 @@ describe('deadLetterRecord', () => {
     expect(data.valueBytes).toBe(bytes);
     expect(data.valueSha256).toBe(createHash('sha256').update(value).digest('hex'));
     expect(data.valueTruncated ?? false).toBe(cut);
-    expect(out.value.length).toBeLessThan(128 * 1024);
+    expect((out.value as Buffer).length).toBeLessThan(128 * 1024);
   });
 
   it('carries no value for a tombstone', () => {
@@ -55,7 +55,7 @@ describe('deadLetterRecord', () => {
   it('lists at most 100 errors', () => {
     const errors = Array.from({ length: 5000 }, (_, i) => ({ path: `p${i}`, message: 'bad' }));
     const out = deadLetterRecord(record(Buffer.from('x')), 'invalid CloudEvent', errors);
-    const data = JSON.parse(out.value.toString()).data as DeadLetter;
+    const data = JSON.parse((out.value as Buffer).toString()).data as DeadLetter;
     expect(data.errors).toHaveLength(101);
     expect(data.errors![100]).toEqual({ path: '(more)', message: '4900 more errors not listed' });
   });

@@ -21,7 +21,7 @@ const policy: PodPolicy = {
   maxProcessesPerBoot: 100,
 };
 const spec = (extra: Partial<ProcessSpec>): ProcessSpec =>
-  ({ name: 'ru-01', executableAndArguments: [{ exec: 'x', args: [] }], ...extra }) as ProcessSpec;
+  ({ name: 'ru-01', executableAndArguments: [{ exec: 'x', args: [] }], ...extra });
 
 describe('hostPathReason', () => {
   it.each([
