@@ -3,6 +3,7 @@
  * ids derived from what caused them (a re-run after a crash writes the same ids).
  */
 import {
+  boundedText,
   broadcastText,
   eventId,
   type CommandCompleted,
@@ -15,6 +16,8 @@ import { sizedCompletion } from './completion-record';
 import type { BroadcastEffect, Effect } from './effects';
 
 const SERVICE = 'state';
+/** A broadcast's text quotes errors; it stays a line, not a record's worth of text. */
+const MAX_BROADCAST_TEXT_LENGTH = 4096;
 
 /** `daq.kpm.command.kill.v1` → `kill`, for texts. */
 export function commandVerb(commandType: string): string {
@@ -106,7 +109,10 @@ export function completionEffects(input: CompletionInput): Effect[] {
       id: eventId(SERVICE, broadcastType, input.commandId),
       broadcastType,
       session: input.session,
-      text: `${verb} ${input.commandId} ${input.status} in ${completion.durationMs} ms: ${summary}`,
+      text: boundedText(
+        `${verb} ${input.commandId} ${input.status} in ${completion.durationMs} ms: ${summary}`,
+        MAX_BROADCAST_TEXT_LENGTH,
+      ),
       data: { commandId: input.commandId, commandType: input.commandType, status: input.status },
     },
   ];
