@@ -1,6 +1,8 @@
 import { CoreV1Api, type KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
-import { KpmLabels, PodGateway } from '@kpm/kube';
-import { hasEnded } from '../../apps/boot-worker/src/boot/pod-state';
+import { DEFAULT_FATAL_WAITING_REASONS } from '@kpm/config';
+import { KpmLabels, PodGateway, hasPodEnded } from '@kpm/kube';
+
+const FATAL_WAITING_REASONS: ReadonlySet<string> = new Set(DEFAULT_FATAL_WAITING_REASONS);
 
 /**
  * TEST ONLY — stands in for the watcher in boot-worker suites: once a kpm pod of `domain` has
@@ -71,7 +73,10 @@ export class FinalizerJanitor {
   }
 
   private async consider(pod: V1Pod): Promise<void> {
-    if (!hasEnded(pod) || !pod.metadata?.finalizers?.includes(this.labels.terminationFinalizer)) {
+    if (
+      !hasPodEnded(pod, FATAL_WAITING_REASONS) ||
+      !pod.metadata?.finalizers?.includes(this.labels.terminationFinalizer)
+    ) {
       return;
     }
     const removed = await this.pods

@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { ServiceMetrics } from '@kpm/service-kit';
 
 /** The boot-worker's Prometheus metrics, registered in the service's registry (`/metrics`). */
 export class BootWorkerMetrics {
@@ -8,31 +9,27 @@ export class BootWorkerMetrics {
   readonly killEscalations: Counter;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    this.commands = new Counter({
-      name: 'kpm_boot_worker_commands_total',
-      help: 'Commands handled, by type and outcome (carried_out, rejected, failed: retried or dead-lettered)',
-      labelNames: ['type', 'outcome'],
-      registers,
-    });
-    this.commandSeconds = new Histogram({
-      name: 'kpm_boot_worker_command_duration_seconds',
-      help: 'Time from receiving a command to its last fact, by type',
-      labelNames: ['type'],
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
-      registers,
-    });
-    this.processes = new Counter({
-      name: 'kpm_boot_worker_processes_total',
-      help: 'Processes booted or failed to boot, by outcome and failure code',
-      labelNames: ['outcome', 'code'],
-      registers,
-    });
-    this.killEscalations = new Counter({
-      name: 'kpm_boot_worker_kill_escalations_total',
-      help: 'Pods killed with grace 0 after outliving their grace period and margin',
-      registers,
-    });
+    const metrics = new ServiceMetrics(registry, 'boot_worker');
+    this.commands = metrics.counter(
+      'commands_total',
+      'Commands handled, by type and outcome (carried_out, rejected, failed: retried or dead-lettered)',
+      ['type', 'outcome'],
+    );
+    this.commandSeconds = metrics.histogram(
+      'command_duration_seconds',
+      'Time from receiving a command to its last fact, by type',
+      [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      ['type'],
+    );
+    this.processes = metrics.counter(
+      'processes_total',
+      'Processes booted or failed to boot, by outcome and failure code',
+      ['outcome', 'code'],
+    );
+    this.killEscalations = metrics.counter(
+      'kill_escalations_total',
+      'Pods killed with grace 0 after outliving their grace period and margin',
+    );
   }
 
   /** Times a command and counts how it ended. */

@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import type { Kafka } from 'kafkajs';
-import { CloudEventServer, EventProducer, KafkaDeadLetterSink } from '@kpm/kafka';
+import { EventProducer, KafkaDeadLetterSink, type KafkaClient } from '@kpm/kafka';
+import { CloudEventServer } from '@kpm/kafka/nest';
 import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
 import { Registry } from 'prom-client';
 import { BootWorkerMetrics } from './boot-worker-metrics';
@@ -41,7 +41,7 @@ export class BootWorkerModule {
       topics,
       transport: (app, readiness) =>
         new CloudEventServer({
-          kafka: app.get<Kafka>(KAFKA_CLIENT),
+          kafka: app.get<KafkaClient>(KAFKA_CLIENT),
           groupId,
           topics,
           deadLetters: app.get(KafkaDeadLetterSink),

@@ -12,10 +12,10 @@ import {
   ObjectWaiter,
   PodGateway,
   ServiceGateway,
+  hasPodEnded,
   type KubeApis,
   type KubeRetryOptions,
 } from '@kpm/kube';
-import { hasEnded, type FatalReasons } from './boot/pod-state';
 import { processPodOf, type ProcessPod } from './kill/process-pod';
 
 /** Logs are a convenience: one short retry, never the full API deadline. */
@@ -30,7 +30,7 @@ export class Cluster {
   readonly records: ConfigMapGateway;
   readonly nodes: NodeDirectory;
   /** The watcher's list of fatal waiting reasons: what has ended is the same for both services. */
-  readonly fatal: FatalReasons;
+  readonly fatal: ReadonlySet<string>;
   private readonly waiter: ObjectWaiter;
 
   constructor(
@@ -65,7 +65,7 @@ export class Cluster {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<string[]> {
-    const result = await this.waitPods(pods, (p) => hasEnded(p, this.fatal), timeoutMs, signal);
+    const result = await this.waitPods(pods, (p) => hasPodEnded(p, this.fatal), timeoutMs, signal);
     return result.pending;
   }
 

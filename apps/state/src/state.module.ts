@@ -1,13 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { Kafka } from 'kafkajs';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
+import type { KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
 import { DashboardController } from './dashboard/dashboard.controller';
 import { EventsController } from './http/events.controller';
 import { ProcessesController } from './http/processes.controller';
 import { StateMetrics } from './kafka/state-metrics';
-import { StatePartitions } from './kafka/state-partitions';
+import { StateCoordinator } from './kafka/state-coordinator';
 import { StateTransport } from './kafka/state-transport';
 import { StateView } from './view/state-view';
 
@@ -18,7 +18,7 @@ export class StateModule {
       module: StateModule,
       imports: [ServiceKitModule.forRoot(settings)],
       controllers: [ProcessesController, EventsController, DashboardController],
-      providers: [StateView, StateMetrics, StatePartitions],
+      providers: [StateView, StateMetrics, StateCoordinator],
     };
   }
 
@@ -39,11 +39,11 @@ export class StateModule {
       topics,
       transport: (app, readiness) =>
         new StateTransport(
-          app.get<Kafka>(KAFKA_CLIENT),
+          app.get<KafkaClient>(KAFKA_CLIENT),
           settings,
           groupId,
           topics,
-          app.get(StatePartitions),
+          app.get(StateCoordinator),
           readiness,
         ),
     };

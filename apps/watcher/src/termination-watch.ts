@@ -34,92 +34,113 @@ export class TerminationWatch {
   constructor(private readonly deps: TerminationWatchDeps) {}
 
   async run(signal: AbortSignal): Promise<void> {
-    const { deps } = this;
-    const { metrics, logger, tracker } = deps;
-    // Owed releases (API server unreachable) are retried with backoff, not only on the next event.
-    let releaseFailures = 0;
-    let releaseRetry: NodeJS.Timeout | undefined;
-    const retryReleasesLater = () => {
-      if (releaseRetry || signal.aborted) return;
-      releaseRetry = setTimeout(
-        () => {
-          releaseRetry = undefined;
-          apply(tracker.pendingReleases());
-        },
-        backoffDelay(++releaseFailures, deps.backoff),
-      );
-    };
-    const releaser = new FinalizerReleaser(
+    await new WatchTerm(this.deps, signal).run();
+  }
+}
+
+/** The machinery of one term: stream handler → tracker → publisher and finalizer releaser. */
+class WatchTerm {
+  private readonly releaser: FinalizerReleaser;
+  private readonly publisher: TerminationPublisher;
+  /** Owed releases (API server unreachable) are retried with backoff, not only on the next event. */
+  private releaseFailures = 0;
+  private releaseRetry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deps: TerminationWatchDeps,
+    private readonly signal: AbortSignal,
+  ) {
+    this.releaser = new FinalizerReleaser(
       (pod) => deps.releaseFinalizer(pod),
       deps.finalizerConcurrency,
-      {
-        finished: (pod, done, error) => {
-          metrics.finalizerReleases.inc({ result: done ? 'removed' : 'failed' });
-          tracker.released(pod.metadata?.uid ?? '', done);
-          if (done) {
-            releaseFailures = 0;
-          } else {
-            logger.warn(`finalizer of ${describe(pod)} not removed yet: ${String(error)}`);
-            retryReleasesLater();
-          }
-        },
-      },
+      { finished: (pod, done, error) => this.releaseFinished(pod, done, error) },
     );
-    const publisher = new TerminationPublisher(
+    this.publisher = new TerminationPublisher(
       (batch) => deps.publish(batch),
       { batchSize: deps.batchSize, backoff: deps.backoff },
       {
-        published: (batch) => {
-          const now = Date.now();
-          for (const termination of batch) {
-            const { verdict, detectedBy } = termination;
-            metrics.terminationsPublished.inc({ detected_by: detectedBy, reason: verdict.reason });
-            const since = Date.parse(verdict.finishedAt ?? termination.observedAt);
-            if (!Number.isNaN(since))
-              metrics.publicationLag.observe(Math.max(0, now - since) / 1000);
-          }
-          metrics.publishBacklog.set(publisher.backlog);
-          apply(tracker.published(batch.map((termination) => termination.identity.podUid)));
-        },
-        failed: (error, attempt) => {
-          metrics.publishFailures.inc();
-          logger.warn(`publishing terminations failed (attempt ${attempt}): ${String(error)}`);
-        },
+        published: (batch) => this.published(batch),
+        failed: (error, attempt) => this.publishFailed(error, attempt),
       },
     );
-    const apply = (actions: TrackerAction[]): void => {
-      for (const action of actions) {
-        if (action.kind === 'publish') publisher.enqueue(action.termination);
-        else releaser.enqueue(action.pod);
-      }
-      metrics.publishBacklog.set(publisher.backlog);
-    };
+  }
 
-    apply(tracker.resume());
-    await deps.stream.run(
-      {
-        snapshot: (pods, cause) => {
-          metrics.podEvents.inc({ type: 'LISTED' }, pods.length);
-          logger.log(`listed ${pods.length} pods (${cause})`);
-          apply(tracker.resync(pods));
-          apply(tracker.pendingReleases());
-        },
-        event: (type, pod) => {
-          metrics.podEvents.inc({ type });
-          apply(tracker.observe(type, pod, 'watch'));
-        },
-        established: (ready, detail) => deps.established(ready, detail),
-        restarted: (why: StreamEnd, detail?: string) => {
-          metrics.watchRestarts.inc({ why });
-          if (why !== 'closed')
-            logger.log(`pod watch restarts (${why}${detail ? `: ${detail}` : ''})`);
-        },
+  async run(): Promise<void> {
+    this.apply(this.deps.tracker.resume());
+    await this.deps.stream.run(this.streamHandler(), this.signal);
+    clearTimeout(this.releaseRetry);
+    await this.publisher.stop();
+    await this.releaser.stop();
+  }
+
+  private streamHandler(): PodStreamHandler {
+    const { metrics, logger, tracker } = this.deps;
+    return {
+      snapshot: (pods, cause) => {
+        metrics.podEvents.inc({ type: 'LISTED' }, pods.length);
+        logger.log(`listed ${pods.length} pods (${cause})`);
+        this.apply(tracker.resync(pods));
+        this.apply(tracker.pendingReleases());
       },
-      signal,
+      event: (type, pod) => {
+        metrics.podEvents.inc({ type });
+        this.apply(tracker.observe(type, pod, 'watch'));
+      },
+      established: (ready, detail) => this.deps.established(ready, detail),
+      restarted: (why: StreamEnd, detail?: string) => {
+        metrics.watchRestarts.inc({ why });
+        if (why !== 'closed')
+          logger.log(`pod watch restarts (${why}${detail ? `: ${detail}` : ''})`);
+      },
+    };
+  }
+
+  private apply(actions: TrackerAction[]): void {
+    for (const action of actions) {
+      if (action.kind === 'publish') this.publisher.enqueue(action.termination);
+      else this.releaser.enqueue(action.pod);
+    }
+    this.deps.metrics.publishBacklog.set(this.publisher.backlog);
+  }
+
+  private published(batch: readonly Termination[]): void {
+    const { metrics, tracker } = this.deps;
+    const now = Date.now();
+    for (const termination of batch) {
+      const { verdict, detectedBy } = termination;
+      metrics.terminationsPublished.inc({ detected_by: detectedBy, reason: verdict.reason });
+      const since = Date.parse(verdict.finishedAt ?? termination.observedAt);
+      if (!Number.isNaN(since)) metrics.publicationLag.observe(Math.max(0, now - since) / 1000);
+    }
+    metrics.publishBacklog.set(this.publisher.backlog);
+    this.apply(tracker.published(batch.map((termination) => termination.identity.podUid)));
+  }
+
+  private publishFailed(error: unknown, attempt: number): void {
+    this.deps.metrics.publishFailures.inc();
+    this.deps.logger.warn(`publishing terminations failed (attempt ${attempt}): ${String(error)}`);
+  }
+
+  private releaseFinished(pod: V1Pod, done: boolean, error: unknown): void {
+    this.deps.metrics.finalizerReleases.inc({ result: done ? 'removed' : 'failed' });
+    this.deps.tracker.released(pod.metadata?.uid ?? '', done);
+    if (done) {
+      this.releaseFailures = 0;
+    } else {
+      this.deps.logger.warn(`finalizer of ${describe(pod)} not removed yet: ${String(error)}`);
+      this.retryReleasesLater();
+    }
+  }
+
+  private retryReleasesLater(): void {
+    if (this.releaseRetry || this.signal.aborted) return;
+    this.releaseRetry = setTimeout(
+      () => {
+        this.releaseRetry = undefined;
+        this.apply(this.deps.tracker.pendingReleases());
+      },
+      backoffDelay(++this.releaseFailures, this.deps.backoff),
     );
-    clearTimeout(releaseRetry);
-    await publisher.stop();
-    await releaser.stop();
   }
 }
 

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ServiceMetrics } from '@kpm/service-kit';
 
 /** The watcher's Prometheus metrics, registered in the service's registry (`/metrics`). */
 export class WatcherMetrics {
@@ -13,51 +14,40 @@ export class WatcherMetrics {
   readonly publishBacklog: Gauge;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    this.podEvents = new Counter({
-      name: 'kpm_watcher_pod_events_total',
-      help: 'Pod events seen on the watch stream and in re-lists, by type',
-      labelNames: ['type'],
-      registers,
-    });
-    this.terminationsPublished = new Counter({
-      name: 'kpm_watcher_terminations_published_total',
-      help: 'Terminations acknowledged by Kafka, by detection source and reason',
-      labelNames: ['detected_by', 'reason'],
-      registers,
-    });
-    this.publishFailures = new Counter({
-      name: 'kpm_watcher_publish_failures_total',
-      help: 'Failed attempts to publish a batch of terminations (retried)',
-      registers,
-    });
-    this.watchRestarts = new Counter({
-      name: 'kpm_watcher_watch_restarts_total',
-      help: 'Watch requests that ended and were resumed or re-listed, by cause',
-      labelNames: ['why'],
-      registers,
-    });
-    this.finalizerReleases = new Counter({
-      name: 'kpm_watcher_finalizer_releases_total',
-      help: 'Termination-record finalizer removals, by result',
-      labelNames: ['result'],
-      registers,
-    });
-    this.publicationLag = new Histogram({
-      name: 'kpm_watcher_publication_lag_seconds',
-      help: "Seconds from a pod's finish time to the acknowledged publication of its termination",
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
-      registers,
-    });
-    this.leader = new Gauge({
-      name: 'kpm_watcher_leader',
-      help: '1 while this replica holds the Lease and watches, else 0',
-      registers,
-    });
-    this.publishBacklog = new Gauge({
-      name: 'kpm_watcher_publish_backlog',
-      help: 'Terminations waiting for publication',
-      registers,
-    });
+    const metrics = new ServiceMetrics(registry, 'watcher');
+    this.podEvents = metrics.counter(
+      'pod_events_total',
+      'Pod events seen on the watch stream and in re-lists, by type',
+      ['type'],
+    );
+    this.terminationsPublished = metrics.counter(
+      'terminations_published_total',
+      'Terminations acknowledged by Kafka, by detection source and reason',
+      ['detected_by', 'reason'],
+    );
+    this.publishFailures = metrics.counter(
+      'publish_failures_total',
+      'Failed attempts to publish a batch of terminations (retried)',
+    );
+    this.watchRestarts = metrics.counter(
+      'watch_restarts_total',
+      'Watch requests that ended and were resumed or re-listed, by cause',
+      ['why'],
+    );
+    this.finalizerReleases = metrics.counter(
+      'finalizer_releases_total',
+      'Termination-record finalizer removals, by result',
+      ['result'],
+    );
+    this.publicationLag = metrics.histogram(
+      'publication_lag_seconds',
+      "Seconds from a pod's finish time to the acknowledged publication of its termination",
+      [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    );
+    this.leader = metrics.gauge(
+      'leader',
+      '1 while this replica holds the Lease and watches, else 0',
+    );
+    this.publishBacklog = metrics.gauge('publish_backlog', 'Terminations waiting for publication');
   }
 }

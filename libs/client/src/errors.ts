@@ -2,12 +2,10 @@
  * Errors a client user can act on. Each names the command (type and id), the session and, for
  * rejections, every field with its reason, so a log line alone tells what went wrong.
  */
-import type { CommandCompleted, FieldError } from '@kpm/contracts';
+import { commandName, type CommandCompleted, type FieldError } from '@kpm/contracts';
 
-/** `daq.kpm.command.kill.v1` → `kill`. */
-export function commandName(type: string): string {
-  return /^daq\.kpm\.command\.([a-z-]+)\.v\d+$/.exec(type)?.[1] ?? type;
-}
+/** Re-exported: clients name commands as the services do. */
+export { commandName };
 
 /** `processes[0].name: must be a DNS-1123 label; user: …` */
 export function describeFieldErrors(errors: ReadonlyArray<{ path?: string; message: string }>) {

@@ -1,17 +1,18 @@
 /**
  * The client's transport over Kafka: an idempotent producer (acks from all in-sync replicas) and
- * group-less reading from fixed start offsets.
- *
- * kafkajs only consumes in a consumer group, so each subscription uses a group of its own that
- * commits nothing. Start offsets are read with the admin API *before* `subscribe` resolves and
- * applied by a seek on every group join (kafkajs emits GROUP_JOIN synchronously before its first
- * fetch); after a rejoin the seek resumes after the last record handed out, so a rebalance or
- * reconnect neither skips nor replays records.
+ * group-less reading from fixed start offsets (`readFromPositions`). Start offsets are read with
+ * the admin API *before* `subscribe` resolves, so nothing written afterwards can be missed.
  */
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Admin, type Consumer, type EachBatchPayload } from 'kafkajs';
 import type { EncodedRecord } from '@kpm/contracts';
-import { EventProducer } from '@kpm/kafka/event-producer'; // not the index: it loads Nest
+import {
+  createKafkaClient,
+  EventProducer,
+  readFromPositions,
+  SharedAdmin,
+  type KafkaClient,
+  type PositionedReader,
+} from '@kpm/kafka';
 import { PublishBatcher } from './publish-batcher';
 import type { ClientTransport, SubscribeRequest, Subscription } from './transport';
 
@@ -37,24 +38,23 @@ export class MissingTopicError extends Error {
 }
 
 export class KafkaTransport implements ClientTransport {
-  private readonly kafka: Kafka;
+  private readonly kafka: KafkaClient;
   private readonly clientId: string;
   private readonly producer: EventProducer;
   private readonly batcher: PublishBatcher;
-  private readonly subscriptions = new Set<Consumer>();
+  private readonly admin: SharedAdmin;
+  private readonly readers = new Set<PositionedReader>();
   private readonly topicChecks = new Map<string, Promise<void>>();
   private producerReady?: Promise<void>;
-  private adminReady?: Promise<Admin>;
 
   constructor(options: KafkaTransportOptions) {
     this.clientId = options.clientId ?? 'kpm-client';
-    this.kafka = new Kafka({
-      clientId: this.clientId,
-      brokers: [...options.brokers],
-      logLevel: logLevel.NOTHING,
-      retry: { initialRetryTime: 200, maxRetryTime: 2_000, retries: options.retries ?? 5 },
-    });
+    this.kafka = createKafkaClient(
+      { clientId: this.clientId, brokers: [...options.brokers] },
+      { logs: 'silent', retries: options.retries ?? 5, maxRetryTimeMs: 2_000 },
+    );
     this.producer = new EventProducer(this.kafka);
+    this.admin = new SharedAdmin(this.kafka);
     this.batcher = new PublishBatcher((batches) => this.producer.sendMany(batches));
   }
 
@@ -69,69 +69,30 @@ export class KafkaTransport implements ClientTransport {
   }
 
   async subscribe(request: SubscribeRequest): Promise<Subscription> {
-    const next = await this.startOffsets(request.topics, request.from);
-    const consumer = this.kafka.consumer({
+    const reader = await readFromPositions(this.kafka, {
       groupId: `${this.clientId}-${randomUUID()}`,
-      allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 500,
+      topics: request.topics,
+      next: await this.startOffsets(request.topics, request.from),
+      fromBeginning: request.from === 'earliest',
+      onRecord: ({ topic, partition, offset, key, value }) =>
+        request.onRecord({ topic, partition, offset, key, value }),
+      onError: (error) => request.onError(error),
     });
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-      for (const [topic, partitions] of Object.entries(payload.memberAssignment)) {
-        for (const partition of partitions) {
-          const offset = next.get(`${topic}/${partition}`);
-          if (offset !== undefined) consumer.seek({ topic, partition, offset });
-        }
-      }
-    });
-    consumer.on(consumer.events.CRASH, ({ payload }) => {
-      if (!payload.restart) request.onError(payload.error);
-    });
-    const eachBatch = async (payload: EachBatchPayload) => {
-      const { batch } = payload;
-      for (const message of batch.messages) {
-        if (!payload.isRunning() || payload.isStale()) return;
-        await whileBeating(
-          () => payload.heartbeat(),
-          () =>
-            request.onRecord({
-              topic: batch.topic,
-              partition: batch.partition,
-              offset: message.offset,
-              key: message.key ? message.key.toString('utf8') : null,
-              value: message.value,
-            }),
-        );
-        payload.resolveOffset(message.offset);
-        next.set(`${batch.topic}/${batch.partition}`, (BigInt(message.offset) + 1n).toString());
-      }
-    };
-    try {
-      await consumer.connect();
-      await consumer.subscribe({
-        topics: [...request.topics],
-        fromBeginning: request.from === 'earliest',
-      });
-      await consumer.run({ autoCommit: false, eachBatch });
-    } catch (error) {
-      await consumer.disconnect().catch(() => undefined);
-      throw error;
-    }
-    this.subscriptions.add(consumer);
+    this.readers.add(reader);
     return {
       close: async () => {
-        this.subscriptions.delete(consumer);
-        await consumer.disconnect();
+        this.readers.delete(reader);
+        await reader.close();
       },
     };
   }
 
   async close(): Promise<void> {
-    const consumers = [...this.subscriptions];
-    this.subscriptions.clear();
-    await Promise.allSettled(consumers.map((c) => c.disconnect()));
+    const readers = [...this.readers];
+    this.readers.clear();
+    await Promise.allSettled(readers.map((reader) => reader.close()));
     await this.producer.disconnect();
-    const admin = await this.adminReady?.catch(() => undefined);
-    await admin?.disconnect();
+    await this.admin.close();
   }
 
   /** Where each partition starts: its end (log end, or last stable offset) or its beginning. */
@@ -140,11 +101,10 @@ export class KafkaTransport implements ClientTransport {
     from: SubscribeRequest['from'],
   ): Promise<Map<string, string>> {
     await this.requireTopics(topics);
-    const admin = await this.admin();
     const next = new Map<string, string>();
     for (const topic of topics) {
-      for (const p of await admin.fetchTopicOffsets(topic)) {
-        next.set(`${topic}/${p.partition}`, from === 'latest' ? p.offset : p.low);
+      for (const p of await this.admin.partitionOffsets(topic)) {
+        next.set(`${topic}/${p.partition}`, from === 'latest' ? p.end : p.low);
       }
     }
     return next;
@@ -159,35 +119,11 @@ export class KafkaTransport implements ClientTransport {
     let check = this.topicChecks.get(topic);
     if (!check) {
       check = (async () => {
-        if (!(await (await this.admin()).listTopics()).includes(topic)) {
-          throw new MissingTopicError(topic);
-        }
+        if (!(await this.admin.listTopics()).includes(topic)) throw new MissingTopicError(topic);
       })();
       this.topicChecks.set(topic, check);
       check.catch(() => this.topicChecks.delete(topic)); // a missing topic may be created later
     }
     return check;
-  }
-
-  private admin(): Promise<Admin> {
-    this.adminReady ??= (async () => {
-      const admin = this.kafka.admin();
-      await admin.connect();
-      return admin;
-    })().catch((error: unknown) => {
-      this.adminReady = undefined;
-      throw error;
-    });
-    return this.adminReady;
-  }
-}
-
-/** kafkajs heartbeats only between batches: keep the membership alive while a reader is slow. */
-async function whileBeating<T>(heartbeat: () => Promise<void>, work: () => Promise<T> | T) {
-  const timer = setInterval(() => void heartbeat().catch(() => undefined), 1_000);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
   }
 }

@@ -5,6 +5,7 @@
 import 'reflect-metadata';
 
 export * from './build';
+export * from './command-name';
 export * from './commands';
 export * from './envelope';
 export * from './event-types';

@@ -1,4 +1,5 @@
-import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
+import { CompressionTypes, type Producer } from 'kafkajs';
+import type { KafkaClient } from './kafka-client';
 
 /** A record ready for Kafka: the key is the session (or process uuid on kpm.processes). */
 export interface OutboundRecord {
@@ -16,7 +17,7 @@ export class EventProducer {
   private readonly producer: Producer;
   private connected = false;
 
-  constructor(kafka: Kafka) {
+  constructor(kafka: KafkaClient) {
     // maxInFlightRequests 1 keeps per-partition order across retries with kafkajs' idempotence.
     this.producer = kafka.producer({
       idempotent: true,

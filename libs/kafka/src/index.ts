@@ -1,3 +1,4 @@
+/** kpm's Kafka adapters, free of Nest: the Nest transport is `@kpm/kafka/nest`. */
 export * from './consumer-runner';
 export * from './dead-letter-sink';
 export * from './event-producer';
@@ -5,13 +6,16 @@ export * from './inbound-record';
 export * from './kafka-client';
 export * from './kafka-dead-letter-sink';
 export * from './kafka-settings';
-export * from './nest/cloud-event-server';
-export * from './nest/kafka-event-context';
 export * from './poison-record';
 export * from './topic-admin';
 export * from './topic-leaders';
 export * from './co-partitioned-assigner';
 export * from './heartbeats';
 export * from './partition-history-reader';
+export * from './partition-reset';
+export * from './partition-state-handler';
 export * from './transactional-runner';
 export * from './partition-owner';
+export * from './positioned-reader';
+export * from './shared-admin';
+export * from './topic-follower';

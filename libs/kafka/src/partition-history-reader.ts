@@ -5,8 +5,11 @@
  * does the reading; partitions nobody asked for are paused.
  */
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer } from 'kafkajs';
+import { CatchUp } from './catch-up';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
+import type { KafkaClient } from './kafka-client';
+import { withAdmin } from './shared-admin';
 
 export interface HistoryRequest {
   topic: string;
@@ -24,67 +27,75 @@ export interface HistoryReadOptions {
 
 /** Calls `onRecord` for each record below the targets, in offset order per partition. */
 export async function readPartitionHistory(
-  kafka: Kafka,
+  kafka: KafkaClient,
   requests: readonly HistoryRequest[],
   onRecord: (record: InboundRecord) => void,
   options: HistoryReadOptions,
 ): Promise<{ records: number }> {
   const targets = await resolveTargets(kafka, requests);
-  const open = new Map([...targets].filter(([, t]) => t.end > t.start));
-  if (open.size === 0) return { records: 0 };
+  const open = new CatchUp(
+    [...targets].filter(([, t]) => t.end > t.start).map(([k, t]) => [k, t.end]),
+  );
+  if (open.done) return { records: 0 };
   const consumer = kafka.consumer({
     groupId: `${options.label}-history-${randomUUID()}`,
     maxWaitTimeInMs: 250,
     allowAutoTopicCreation: false,
   });
-  let records = 0;
-  const advance = (topic: string, partition: number, lastOffset: string) => {
-    const key = `${topic}/${partition}`;
-    const target = open.get(key);
-    if (target && BigInt(lastOffset) + 1n >= target.end) {
-      open.delete(key);
-      if (open.size === 0) finished.resolve();
-    }
-  };
-  const finished = deferred();
   try {
-    await consumer.connect();
-    await consumer.subscribe({
-      topics: [...new Set(requests.map((r) => r.topic))],
-      fromBeginning: true,
-    });
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
-      pauseUnwanted(consumer, payload.memberAssignment, targets),
-    );
-    // Batches made only of transaction markers never reach eachBatch but still move the position.
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
-      advance(payload.topic, payload.partition, payload.lastOffset),
-    );
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: ({ batch }) => {
-        const target = targets.get(`${batch.topic}/${batch.partition}`);
-        if (!target) return Promise.resolve();
-        for (const message of batch.messages) {
-          if (BigInt(message.offset) >= target.end) break;
-          records++;
-          onRecord(toInboundRecord(batch.topic, batch.partition, message));
-        }
-        advance(batch.topic, batch.partition, batch.lastOffset());
-        return Promise.resolve();
-      },
-    });
+    const read = await startReading(consumer, requests, targets, open, onRecord);
     await withTimeout(
-      finished.promise,
+      read.finished,
       options.timeoutMs ?? 120_000,
       options.signal,
-      () =>
-        `history read did not reach ${[...open.entries()].map(([k, t]) => `${k}@${t.end}`).join(', ')}`,
+      () => `history read did not reach ${open.describe()}`,
     );
-    return { records };
+    return { records: read.records() };
   } finally {
     await consumer.disconnect();
   }
+}
+
+/** Subscribes and runs the reader; `finished` resolves once every target is reached. */
+async function startReading(
+  consumer: Consumer,
+  requests: readonly HistoryRequest[],
+  targets: Map<string, Target>,
+  open: CatchUp,
+  onRecord: (record: InboundRecord) => void,
+): Promise<{ finished: Promise<void>; records: () => number }> {
+  const finished = deferred();
+  let records = 0;
+  const advance = (topic: string, partition: number, lastOffset: string) => {
+    if (open.advance(topic, partition, lastOffset) && open.done) finished.resolve();
+  };
+  await consumer.connect();
+  await consumer.subscribe({
+    topics: [...new Set(requests.map((r) => r.topic))],
+    fromBeginning: true,
+  });
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
+    pauseUnwanted(consumer, payload.memberAssignment, targets),
+  );
+  // Batches made only of transaction markers never reach eachBatch but still move the position.
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+    advance(payload.topic, payload.partition, payload.lastOffset),
+  );
+  await consumer.run({
+    autoCommit: false,
+    eachBatch: ({ batch }) => {
+      const target = targets.get(CatchUp.key(batch.topic, batch.partition));
+      if (!target) return Promise.resolve();
+      for (const message of batch.messages) {
+        if (BigInt(message.offset) >= target.end) break;
+        records++;
+        onRecord(toInboundRecord(batch.topic, batch.partition, message));
+      }
+      advance(batch.topic, batch.partition, batch.lastOffset());
+      return Promise.resolve();
+    },
+  });
+  return { finished: finished.promise, records: () => records };
 }
 
 interface Target {
@@ -92,13 +103,11 @@ interface Target {
   end: bigint;
 }
 
-async function resolveTargets(
-  kafka: Kafka,
+function resolveTargets(
+  kafka: KafkaClient,
   requests: readonly HistoryRequest[],
 ): Promise<Map<string, Target>> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
+  return withAdmin(kafka, async (admin) => {
     const targets = new Map<string, Target>();
     for (const request of requests) {
       const offsets = await admin.fetchTopicOffsets(request.topic);
@@ -106,16 +115,14 @@ async function resolveTargets(
         const known = offsets.find((o) => o.partition === partition);
         if (!known) throw new Error(`${request.topic} has no partition ${partition}`);
         const end = request.until === 'end' ? known.high : (request.until.get(partition) ?? '0');
-        targets.set(`${request.topic}/${partition}`, {
+        targets.set(CatchUp.key(request.topic, partition), {
           start: BigInt(known.low),
           end: BigInt(end),
         });
       }
     }
     return targets;
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }
 
 function pauseUnwanted(
@@ -124,7 +131,7 @@ function pauseUnwanted(
   targets: Map<string, Target>,
 ): void {
   for (const [topic, partitions] of Object.entries(assignment)) {
-    const unwanted = partitions.filter((p) => !targets.has(`${topic}/${p}`));
+    const unwanted = partitions.filter((p) => !targets.has(CatchUp.key(topic, p)));
     if (unwanted.length > 0) consumer.pause([{ topic, partitions: unwanted }]);
   }
 }

@@ -3,7 +3,8 @@
  * input offset per topic, and a queue that runs one transaction at a time.
  */
 import type { Producer } from 'kafkajs';
-import type { TransactionalRecord } from './transactional-runner';
+import type { KafkaClient } from './kafka-client';
+import type { TransactionalRecord } from './partition-state-handler';
 
 export class PartitionOwner {
   readonly next = new Map<string, bigint>();
@@ -15,6 +16,30 @@ export class PartitionOwner {
     readonly partition: number,
     readonly producer: Producer,
   ) {}
+
+  /** An owner with p's transactional producer (one transactional id per partition number). */
+  static create(
+    kafka: KafkaClient,
+    partition: number,
+    producer: { transactionalId: string; transactionTimeoutMs: number },
+  ): PartitionOwner {
+    return new PartitionOwner(
+      partition,
+      kafka.producer({
+        transactionalId: producer.transactionalId,
+        idempotent: true,
+        maxInFlightRequests: 1,
+        transactionTimeout: producer.transactionTimeoutMs,
+        allowAutoTopicCreation: false,
+      }),
+    );
+  }
+
+  /** Starting the producer fences the previous owner and aborts its open transaction. */
+  async fence(): Promise<void> {
+    await this.producer.connect();
+    await (await this.producer.transaction()).abort();
+  }
 
   /** Runs `work` after everything queued before it: one transaction at a time per partition. */
   enqueue<T>(work: () => Promise<T>): Promise<T> {

@@ -1,6 +1,8 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import type { TopicSpec } from '@kpm/contracts';
 import { createTopicsWithLeaders } from './topic-leaders';
+import type { KafkaClient } from './kafka-client';
+import { withAdmin } from './shared-admin';
 
 export interface TopicCheck {
   name: string;
@@ -11,12 +13,10 @@ export interface TopicCheck {
 
 /** Creates kpm's topics idempotently at service start (and for `kpm topics create`). */
 export class TopicAdmin {
-  constructor(private readonly kafka: Kafka) {}
+  constructor(private readonly kafka: KafkaClient) {}
 
-  async ensure(specs: readonly TopicSpec[]): Promise<TopicCheck[]> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
+  ensure(specs: readonly TopicSpec[]): Promise<TopicCheck[]> {
+    return withAdmin(this.kafka, async (admin) => {
       const existing = new Set(await admin.listTopics());
       const missing = specs.filter((spec) => !existing.has(spec.topic));
       if (missing.length > 0) await createTolerantly(admin, missing);
@@ -27,9 +27,7 @@ export class TopicAdmin {
         created: missing.includes(spec),
         problem: problems.get(spec.topic),
       }));
-    } finally {
-      await admin.disconnect();
-    }
+    });
   }
 }
 

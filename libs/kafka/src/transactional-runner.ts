@@ -5,44 +5,28 @@
  * - Each owned p gets its own transactional producer (`<transactionalIdPrefix>-<p>`). Starting
  *   it fences a previous owner (a zombie after a rebalance, or this service before a crash) and
  *   aborts its open transaction, so only one writer for p exists at a time.
- * - Before p is processed, the handler restores its state (reading what was committed).
+ * - Before p is processed, the handler restores its state (reading what was committed); see
+ *   partition-restore.ts.
  * - Each batch of one input partition is applied and its outputs are written in one transaction
  *   together with the batch's offsets (`sendOffsets`): outputs and progress commit or vanish
  *   together. Consumers of the outputs read committed.
  * - A failed transaction voids p's in-memory state: it is restored again before more input.
  */
-import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
-import { backoffDelay, delay } from '@kpm/common';
+import type { Consumer, EachBatchPayload } from 'kafkajs';
+import type { BackoffPolicy } from '@kpm/common';
 import { CoPartitionedAssigner } from './co-partitioned-assigner';
 import type { RunnerLogger } from './consumer-runner';
-import type { OutboundRecord } from './event-producer';
 import { whileHeartbeating } from './heartbeats';
-import { PartitionOwner } from './partition-owner';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
-
-/** An output record; `partition` pins it (e.g. to the input's partition number). */
-export interface TransactionalRecord extends OutboundRecord {
-  topic: string;
-  partition?: number;
-}
-
-/** Input positions at restore time: the first offset not yet processed, per topic. */
-export type CommittedOffsets = ReadonlyMap<string, ReadonlyMap<number, string>>;
-
-export interface PartitionStateHandler {
-  /** Rebuild the state of these partition numbers; returns what each must publish first. */
-  restore(
-    partitions: readonly number[],
-    committed: CommittedOffsets,
-  ): Promise<Map<number, TransactionalRecord[]>>;
-  /** Apply one batch of one input partition (offset order); returns what to publish with it. */
-  process(partition: number, records: readonly InboundRecord[]): TransactionalRecord[];
-  /** This member no longer owns p, or p's state is void after a failed transaction. */
-  release(partition: number): void;
-}
+import type { KafkaClient } from './kafka-client';
+import { PartitionOwner } from './partition-owner';
+import { restorePartitions, type RestoreContext } from './partition-restore';
+import { errorMessage as message, PartitionReset } from './partition-reset';
+import type { PartitionStateHandler, TransactionalRecord } from './partition-state-handler';
+import { runnerReadiness } from './runner-readiness';
 
 export interface TransactionalRunnerOptions {
-  kafka: Kafka;
+  kafka: KafkaClient;
   groupId: string;
   topics: readonly string[];
   handler: PartitionStateHandler;
@@ -52,6 +36,8 @@ export interface TransactionalRunnerOptions {
   sessionTimeoutMs?: number;
   heartbeatEveryMs?: number;
   logger?: RunnerLogger & { log(message: string): void };
+  /** Waits between attempts to restore partitions (default 0.5 s doubling up to 15 s). */
+  restoreBackoff?: BackoffPolicy;
   /** Called whenever readiness changes: in the group and every owned partition restored. */
   onReadiness?: (ready: boolean, detail: string) => void;
 }
@@ -64,7 +50,23 @@ export class TransactionalRunner {
   private crashed?: string;
   private stopping = false;
 
-  constructor(private readonly options: TransactionalRunnerOptions) {}
+  private readonly restoreContext: RestoreContext;
+
+  constructor(private readonly options: TransactionalRunnerOptions) {
+    const { kafka, groupId, topics, handler, logger, restoreBackoff } = options;
+    this.restoreContext = {
+      kafka,
+      groupId,
+      topics,
+      handler,
+      logger,
+      backoff: restoreBackoff,
+      current: (p) => this.owners.get(p),
+      replace: (partitions, ready) => this.createOwners(partitions, ready),
+      stopping: () => this.stopping,
+      restored: () => this.report(),
+    };
+  }
 
   /** The partition numbers this member owns and has restored. */
   owned(): number[] {
@@ -138,154 +140,98 @@ export class TransactionalRunner {
   private restore(partitions: number[]): void {
     let settle!: () => void;
     const ready = new Promise<void>((resolve) => (settle = resolve));
-    void this.restoreWithRetries(this.createOwners(partitions, ready)).finally(settle);
+    void restorePartitions(this.restoreContext, this.createOwners(partitions, ready)).finally(
+      settle,
+    );
   }
 
   private createOwners(partitions: readonly number[], ready: Promise<void>): PartitionOwner[] {
     return partitions.map((p) => {
-      const owner = new PartitionOwner(p, this.producerFor(p));
+      const owner = PartitionOwner.create(this.options.kafka, p, {
+        transactionalId: `${this.options.transactionalIdPrefix}-${p}`,
+        transactionTimeoutMs: this.options.transactionTimeoutMs ?? 60_000,
+      });
       owner.ready = ready;
       this.owners.set(p, owner);
       return owner;
     });
   }
 
-  private async restoreWithRetries(first: PartitionOwner[]): Promise<void> {
-    let owners = first;
-    for (let attempt = 1; ; attempt++) {
-      owners = owners.filter((o) => this.owners.get(o.partition) === o);
-      if (owners.length === 0 || this.stopping) return;
-      try {
-        await this.restoreOnce(owners);
-        return;
-      } catch (error) {
-        this.options.logger?.warn(
-          `restoring partitions failed (attempt ${attempt}): ${message(error)}`,
-        );
-        // A producer that failed (fenced, say) is not used again: the next attempt starts afresh.
-        for (const owner of owners) {
-          this.options.handler.release(owner.partition);
-          await owner.producer.disconnect().catch(() => undefined);
-        }
-        await delay(backoffDelay(attempt, { initialMs: 500, maxMs: 15_000 }));
-        const still = owners.filter((o) => this.owners.get(o.partition) === o);
-        owners = this.createOwners(
-          still.map((o) => o.partition),
-          first[0].ready,
-        );
-      }
-    }
-  }
-
-  private async restoreOnce(owners: PartitionOwner[]): Promise<void> {
-    const started = Date.now();
-    // Fencing first: the previous owner's open transaction is aborted before we read what committed.
-    await Promise.all(
-      owners.map(async (owner) => {
-        await owner.producer.connect();
-        await (await owner.producer.transaction()).abort();
-      }),
-    );
-    const committed = await this.committedOffsets(owners.map((o) => o.partition));
-    const first = await this.options.handler.restore(
-      owners.map((o) => o.partition),
-      committed,
-    );
-    for (const owner of owners) {
-      for (const [topic, offsets] of committed)
-        owner.next.set(topic, BigInt(offsets.get(owner.partition) ?? '0'));
-      await owner.commit(this.options.groupId, first.get(owner.partition) ?? []);
-      owner.restored = true;
-    }
-    this.options.logger?.log(
-      `restored partitions [${owners.map((o) => o.partition).join(', ')}] in ${Date.now() - started} ms`,
-    );
-    this.report();
-  }
-
-  private async committedOffsets(partitions: number[]): Promise<CommittedOffsets> {
-    const admin = this.options.kafka.admin();
-    await admin.connect();
-    try {
-      const fetched = await admin.fetchOffsets({
-        groupId: this.options.groupId,
-        topics: [...this.options.topics],
-      });
-      return new Map(
-        fetched.map(({ topic, partitions: list }) => [
-          topic,
-          new Map(
-            list
-              .filter((entry) => partitions.includes(entry.partition))
-              .map((entry) => [entry.partition, entry.offset === '-1' ? '0' : entry.offset]),
-          ),
-        ]),
-      );
-    } finally {
-      await admin.disconnect();
-    }
-  }
-
   private async consumeBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    const heartbeat = () => payload.heartbeat();
-    const resolveOffset = (offset: string) => payload.resolveOffset(offset);
-    const isRunning = () => payload.isRunning();
-    const isStale = () => payload.isStale();
-    const p = batch.partition;
     // A member that was stalled (a zombie) learns here that its group moved on, before it acts.
-    await heartbeat();
+    await payload.heartbeat();
+    const owner = await this.restoredOwner(batch.partition, payload);
+    if (!owner) return;
+    const from = owner.next.get(batch.topic) ?? 0n;
+    const fresh = batch.messages.filter((m) => BigInt(m.offset) >= from);
+    const last = batch.messages[batch.messages.length - 1];
+    if (fresh.length === 0) {
+      // Already applied before a restore: only the consumer's position moves.
+      if (last) payload.resolveOffset(last.offset);
+      return;
+    }
+    const records = fresh.map((m) => toInboundRecord(batch.topic, owner.partition, m));
+    await this.beating(payload, () =>
+      owner.enqueue(() => this.applyBatch(owner, records, last.offset, payload)),
+    );
+  }
+
+  /**
+   * p's owner once its restore finished; undefined when p is not ours (any more), its restore
+   * started over, or the batch went stale: the batch then stays unresolved and is fetched again.
+   */
+  private async restoredOwner(
+    p: number,
+    payload: EachBatchPayload,
+  ): Promise<PartitionOwner | undefined> {
     if (!this.owners.has(p)) {
-      if (!this.assigned.has(p)) return; // not ours (any more): never fence the real owner for it
+      if (!this.assigned.has(p)) return undefined; // never fence the real owner for it
       this.restore([p]); // ours, but its state was dropped after a failure
     }
     let owner = this.owners.get(p)!;
-    const { heartbeatEveryMs = 1_000 } = this.options;
     for (;;) {
-      await whileHeartbeating(
-        heartbeat,
-        heartbeatEveryMs,
-        () => owner.ready,
-        (e) => this.heartbeatFailed(e),
-      );
+      await this.beating(payload, () => owner.ready);
       const current = this.owners.get(p);
       if (current === owner) break;
-      // Lost p, or its restore started over: leave the batch unresolved (it is fetched again).
-      if (!current || !isRunning() || isStale()) return;
+      if (!current || !payload.isRunning() || payload.isStale()) return undefined;
       owner = current;
     }
-    if (!isRunning() || isStale() || !owner.restored) return;
-    const from = owner.next.get(batch.topic) ?? 0n;
-    const messages = batch.messages.filter((m) => BigInt(m.offset) >= from);
-    const last = batch.messages[batch.messages.length - 1];
-    if (messages.length === 0) {
-      if (last) resolveOffset(last.offset);
-      return;
+    if (!payload.isRunning() || payload.isStale() || !owner.restored) return undefined;
+    return owner;
+  }
+
+  /** One transaction: the handler's outputs and the offset after the batch, or neither. */
+  private async applyBatch(
+    owner: PartitionOwner,
+    records: readonly InboundRecord[],
+    lastOffset: string,
+    payload: Pick<EachBatchPayload, 'resolveOffset'>,
+  ): Promise<void> {
+    const p = owner.partition;
+    const topic = records[0].topic;
+    if (this.owners.get(p) !== owner) {
+      throw new PartitionReset(p, 'its state was restored again; the batch is fetched again');
     }
-    await whileHeartbeating(
-      heartbeat,
+    try {
+      const outputs = this.options.handler.process(p, records);
+      const nextOffset = (BigInt(lastOffset) + 1n).toString();
+      await owner.commit(this.options.groupId, outputs, { topic, offset: nextOffset });
+      owner.next.set(topic, BigInt(nextOffset));
+      payload.resolveOffset(lastOffset);
+    } catch (error) {
+      await this.fail(owner, error);
+      // Retriable: kafkajs fetches the batch again from the last committed offset.
+      throw new PartitionReset(p, error);
+    }
+  }
+
+  private beating<T>(payload: Pick<EachBatchPayload, 'heartbeat'>, work: () => Promise<T>) {
+    const { heartbeatEveryMs = 1_000 } = this.options;
+    return whileHeartbeating(
+      () => payload.heartbeat(),
       heartbeatEveryMs,
-      () =>
-        owner.enqueue(async () => {
-          if (this.owners.get(p) !== owner) {
-            throw new PartitionReset(p, 'its state was restored again; the batch is fetched again');
-          }
-          const records = messages.map((m) => toInboundRecord(batch.topic, p, m));
-          try {
-            const outputs = this.options.handler.process(p, records);
-            const nextOffset = (BigInt(last.offset) + 1n).toString();
-            await owner.commit(this.options.groupId, outputs, {
-              topic: batch.topic,
-              offset: nextOffset,
-            });
-            owner.next.set(batch.topic, BigInt(nextOffset));
-            resolveOffset(last.offset);
-          } catch (error) {
-            await this.fail(owner, error);
-            // Retriable: kafkajs fetches the batch again from the last committed offset.
-            throw new PartitionReset(p, error);
-          }
-        }),
+      work,
       (e) => this.heartbeatFailed(e),
     );
   }
@@ -309,44 +255,18 @@ export class TransactionalRunner {
     await owner.producer.disconnect().catch(() => undefined);
   }
 
-  private producerFor(partition: number): Producer {
-    return this.options.kafka.producer({
-      transactionalId: `${this.options.transactionalIdPrefix}-${partition}`,
-      idempotent: true,
-      maxInFlightRequests: 1,
-      transactionTimeout: this.options.transactionTimeoutMs ?? 60_000,
-      allowAutoTopicCreation: false,
-    });
-  }
-
   private heartbeatFailed(error: unknown): void {
     this.options.logger?.warn(`heartbeat failed: ${message(error)}`);
   }
 
   private report(): void {
     const restoring = [...this.owners.values()].filter((o) => !o.restored).map((o) => o.partition);
-    const ready = this.joined && restoring.length === 0;
-    const detail = this.crashed
-      ? `consumer stopped: ${this.crashed}`
-      : !this.joined
-        ? 'joining the group'
-        : restoring.length > 0
-          ? `restoring partitions [${restoring.join(', ')}]`
-          : `owns partitions [${this.owned().sort().join(', ')}]`;
+    const { ready, detail } = runnerReadiness({
+      joined: this.joined,
+      crashed: this.crashed,
+      restoring,
+      owned: this.owned(),
+    });
     this.options.onReadiness?.(ready, detail);
   }
-}
-
-/** Thrown after a failed transaction; kafkajs retries (re-fetches) rather than crashing. */
-export class PartitionReset extends Error {
-  readonly retriable = true;
-
-  constructor(partition: number, cause: unknown) {
-    super(`partition ${partition} was reset after a failed transaction: ${message(cause)}`);
-    this.name = 'PartitionReset';
-  }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

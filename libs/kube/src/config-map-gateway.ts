@@ -1,7 +1,8 @@
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
-import { failureOf } from './namespace-gateway';
+import { createOrExisting } from './guarded-calls';
+import { failureOf } from './kube-errors';
 
 /**
  * Small records kpm keeps in the cluster (e.g. a restart in progress, so a redelivered restart
@@ -19,19 +20,12 @@ export class ConfigMapGateway {
     if (!this.labels.isOurs(configMap.metadata?.labels)) {
       throw new Error('kpm creates only config maps carrying its creator label');
     }
-    try {
-      return await withKubeRetry(
-        () => this.core.createNamespacedConfigMap({ namespace, body: configMap }),
-        this.retry,
-      );
-    } catch (error) {
-      if (failureOf(error).kind !== 'conflict') throw error;
-      const name = configMap.metadata!.name!;
-      return withKubeRetry(
-        () => this.core.readNamespacedConfigMap({ namespace, name }),
-        this.retry,
-      );
-    }
+    const name = configMap.metadata!.name!;
+    return createOrExisting(
+      () => this.core.createNamespacedConfigMap({ namespace, body: configMap }),
+      () => withKubeRetry(() => this.core.readNamespacedConfigMap({ namespace, name }), this.retry),
+      this.retry,
+    );
   }
 
   /** kpm's records matching the extra label equalities, in every namespace. */

@@ -1,7 +1,5 @@
 import { ApiException } from '@kubernetes/client-node';
-import { classifyKubeError } from './kube-errors';
-import { KubeCallFailed, withKubeRetry } from './kube-retry';
-import { KpmLabels } from './kpm-labels';
+import { classifyKubeError, failureOf, KubeCallFailed, type KubeFailure } from './kube-errors';
 
 const apiError = (code: number, reason: string) =>
   new ApiException(
@@ -10,81 +8,55 @@ const apiError = (code: number, reason: string) =>
     JSON.stringify({ kind: 'Status', reason, message: `${reason} happened` }),
     {},
   );
+const networkError = (code: string) => Object.assign(new Error(`connect ${code}`), { code });
+const aborted = () =>
+  Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
 
-describe('classifyKubeError', () => {
-  it.each([
-    [404, 'not-found'],
-    [409, 'conflict'],
-    [410, 'gone'],
-    [422, 'invalid'],
-    [403, 'forbidden'],
-    [429, 'retryable'],
-    [503, 'retryable'],
-  ])('maps HTTP %i to %s', (code, kind) => {
-    expect(classifyKubeError(apiError(code, 'Some')).kind).toBe(kind);
+describe('failureOf', () => {
+  it.each<[string, unknown, Partial<KubeFailure>]>([
+    ['404', apiError(404, 'NotFound'), { kind: 'not-found', status: 404, reason: 'NotFound' }],
+    ['409', apiError(409, 'AlreadyExists'), { kind: 'conflict', status: 409 }],
+    ['410', apiError(410, 'Expired'), { kind: 'gone', status: 410 }],
+    ['400', apiError(400, 'BadRequest'), { kind: 'invalid', status: 400 }],
+    [
+      '422',
+      apiError(422, 'Invalid'),
+      { kind: 'invalid', reason: 'Invalid', message: 'Invalid happened' },
+    ],
+    ['401', apiError(401, 'Unauthorized'), { kind: 'forbidden', status: 401 }],
+    ['403', apiError(403, 'Forbidden'), { kind: 'forbidden', status: 403 }],
+    ['429', apiError(429, 'TooManyRequests'), { kind: 'retryable', status: 429 }],
+    ['500', apiError(500, 'InternalError'), { kind: 'retryable', status: 500 }],
+    ['503', apiError(503, 'ServiceUnavailable'), { kind: 'retryable', status: 503 }],
+    ['another status', apiError(418, 'Teapot'), { kind: 'other', status: 418 }],
+    [
+      'a body that is not JSON',
+      new ApiException(500, 'failed', 'oops', {}),
+      { kind: 'retryable', reason: 'Error' },
+    ],
+    [
+      'a refused connection',
+      networkError('ECONNREFUSED'),
+      { kind: 'retryable', reason: 'ECONNREFUSED' },
+    ],
+    ['a reset connection', networkError('ECONNRESET'), { kind: 'retryable', reason: 'ECONNRESET' }],
+    ['a failed DNS lookup', networkError('EAI_AGAIN'), { kind: 'retryable' }],
+    ['an unknown network code', networkError('EWHATEVER'), { kind: 'other', reason: 'EWHATEVER' }],
+    ['fetch failed', new TypeError('fetch failed'), { kind: 'retryable' }],
+    ['a call aborted by its request timeout', aborted(), { kind: 'retryable', reason: 'Timeout' }],
+    ['a plain error', new Error('boom'), { kind: 'other', reason: 'Error', message: 'boom' }],
+    ['a thrown string', 'boom', { kind: 'other', reason: 'Unknown', message: 'boom' }],
+    [
+      'a KubeCallFailed (its classification as it is)',
+      new KubeCallFailed({ kind: 'conflict', status: 409, reason: 'Conflict', message: 'm' }, 3),
+      { kind: 'conflict', status: 409, reason: 'Conflict', message: 'm' },
+    ],
+  ])('classifies %s', (_, error, expected) => {
+    expect(failureOf(error)).toMatchObject(expected);
   });
 
-  it('keeps the API server reason and message', () => {
-    expect(classifyKubeError(apiError(422, 'Invalid'))).toMatchObject({
-      reason: 'Invalid',
-      message: 'Invalid happened',
-    });
-  });
-
-  it('treats a call aborted by its request timeout as retryable', () => {
-    const aborted = Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
-    expect(classifyKubeError(aborted)).toMatchObject({ kind: 'retryable', reason: 'Timeout' });
-  });
-
-  it('treats refused connections as retryable', () => {
-    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    expect(classifyKubeError(refused).kind).toBe('retryable');
-  });
-});
-
-describe('withKubeRetry', () => {
-  it('retries retryable failures and returns the eventual result', async () => {
-    let calls = 0;
-    const result = await withKubeRetry(
-      () =>
-        ++calls < 3 ? Promise.reject(apiError(503, 'ServiceUnavailable')) : Promise.resolve('ok'),
-      { backoff: { initialMs: 1, maxMs: 2 } },
-    );
-    expect(result).toBe('ok');
-    expect(calls).toBe(3);
-  });
-
-  it('fails at once on a non-retryable failure, naming the reason', async () => {
-    let calls = 0;
-    const failing = withKubeRetry(() => {
-      calls++;
-      return Promise.reject(apiError(422, 'Invalid'));
-    });
-    await expect(failing).rejects.toBeInstanceOf(KubeCallFailed);
-    await expect(failing).rejects.toThrow('Invalid: Invalid happened');
-    expect(calls).toBe(1);
-  });
-
-  it('gives up at the deadline', async () => {
-    const failing = withKubeRetry(() => Promise.reject(apiError(500, 'InternalError')), {
-      deadlineMs: 50,
-      backoff: { initialMs: 20, maxMs: 20 },
-    });
-    await expect(failing).rejects.toThrow(/after \d+ attempts/);
-  });
-});
-
-describe('KpmLabels', () => {
-  const labels = new KpmLabels('drunc.daq');
-
-  it('builds creator-scoped selectors', () => {
-    expect(labels.sessionSelector('run-1')).toBe('creator.drunc.daq=kpm,session.drunc.daq=run-1');
-    expect(labels.terminationFinalizer).toBe('drunc.daq/termination-record');
-  });
-
-  it('recognises only kpm-created objects', () => {
-    expect(labels.isOurs({ 'creator.drunc.daq': 'kpm' })).toBe(true);
-    expect(labels.isOurs({ 'creator.drunc.daq': 'someone' })).toBe(false);
-    expect(labels.isOurs(undefined)).toBe(false);
+  it('reads a raw error as classifyKubeError does', () => {
+    const error = apiError(404, 'NotFound');
+    expect(failureOf(error)).toEqual(classifyKubeError(error));
   });
 });

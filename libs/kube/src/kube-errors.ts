@@ -18,6 +18,28 @@ const RETRYABLE_NETWORK_CODES = new Set([
   'UND_ERR_SOCKET',
 ]);
 
+/** A Kubernetes call that failed for good (withKubeRetry gave up or must not retry it). */
+export class KubeCallFailed extends Error {
+  constructor(
+    readonly failure: KubeFailure,
+    readonly attempts: number,
+  ) {
+    super(
+      `${failure.reason}: ${failure.message}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`,
+    );
+    this.name = 'KubeCallFailed';
+  }
+}
+
+/**
+ * The classified failure of any error a Kubernetes call ended with: the classification a
+ * KubeCallFailed carries, else that of the raw error (an ApiException, a network error). The one
+ * way callers ask "what kind of failure was this".
+ */
+export function failureOf(error: unknown): KubeFailure {
+  return error instanceof KubeCallFailed ? error.failure : classifyKubeError(error);
+}
+
 /** Classifies an error thrown by @kubernetes/client-node (ApiException carries `.code` and `.body`). */
 export function classifyKubeError(error: unknown): KubeFailure {
   const status = statusOf(error);

@@ -1,17 +1,5 @@
 import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
-import { classifyKubeError, type KubeFailure } from './kube-errors';
-
-export class KubeCallFailed extends Error {
-  constructor(
-    readonly failure: KubeFailure,
-    readonly attempts: number,
-  ) {
-    super(
-      `${failure.reason}: ${failure.message}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`,
-    );
-    this.name = 'KubeCallFailed';
-  }
-}
+import { classifyKubeError, KubeCallFailed } from './kube-errors';
 
 export interface KubeRetryOptions {
   /** Give up retrying at this many ms after the first attempt. */

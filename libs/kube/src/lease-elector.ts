@@ -1,6 +1,6 @@
 import { V1MicroTime, type CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
 import { delay } from '@kpm/common';
-import { classifyKubeError } from './kube-errors';
+import { failureOf } from './kube-errors';
 
 export interface LeaseElectorOptions {
   namespace: string;
@@ -110,7 +110,7 @@ export class LeaseElector {
       if (until === undefined) return await call;
       return await Promise.race([call, delay(Math.max(0, until - Date.now())).then(() => false)]);
     } catch (error) {
-      const failure = classifyKubeError(error);
+      const failure = failureOf(error);
       if (failure.kind !== 'conflict') {
         this.options.logger?.warn(
           `Lease ${this.options.name}: ${failure.reason}: ${failure.message}`,
@@ -131,7 +131,7 @@ export class LeaseElector {
     try {
       lease = await this.api.readNamespacedLease({ namespace, name });
     } catch (error) {
-      if (classifyKubeError(error).kind !== 'not-found') throw error;
+      if (failureOf(error).kind !== 'not-found') throw error;
       const created = await this.api.createNamespacedLease({
         namespace,
         body: {
@@ -196,7 +196,7 @@ export class LeaseElector {
       this.observe(released, listener);
       this.options.logger?.log(`released Lease ${namespace}/${name}`);
     } catch (error) {
-      const failure = classifyKubeError(error);
+      const failure = failureOf(error);
       this.options.logger?.warn(
         `could not release Lease ${name}: ${failure.reason}: ${failure.message}`,
       );

@@ -1,7 +1,8 @@
 import type { CoreV1Api, V1Namespace } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
-import { KubeCallFailed, withKubeRetry, type KubeRetryOptions } from './kube-retry';
-import { classifyKubeError, type KubeFailure } from './kube-errors';
+import { createOrExisting, deleteIfSame } from './guarded-calls';
+import { failureOf } from './kube-errors';
+import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 
 /**
  * Session namespaces as kpm may touch them: created with kpm's creator label, deleted only when
@@ -37,39 +38,20 @@ export class NamespaceGateway {
     const body: V1Namespace = {
       metadata: { name, labels: { ...labels, [this.labels.creator]: 'kpm' }, annotations },
     };
-    try {
-      return await withKubeRetry(() => this.core.createNamespace({ body }), this.retry);
-    } catch (error) {
-      if (failureOf(error).kind !== 'conflict') throw error;
-      const existing = await this.read(name);
-      if (!existing) throw error;
-      return existing;
-    }
+    return createOrExisting(
+      () => this.core.createNamespace({ body }),
+      () => this.read(name),
+      this.retry,
+    );
   }
 
   /** Deletes a namespace of kpm's; false when it is gone already or is not kpm's. */
   async delete(namespace: V1Namespace): Promise<boolean> {
     const { name, uid } = namespace.metadata ?? {};
     if (!name || !this.labels.isOurs(namespace.metadata?.labels)) return false;
-    try {
-      await withKubeRetry(
-        () =>
-          this.core.deleteNamespace({
-            name,
-            body: { preconditions: uid ? { uid } : undefined },
-          }),
-        this.retry,
-      );
-      return true;
-    } catch (error) {
-      const kind = failureOf(error).kind;
-      if (kind === 'not-found' || kind === 'conflict') return false;
-      throw error;
-    }
+    return deleteIfSame(
+      () => this.core.deleteNamespace({ name, body: { preconditions: uid ? { uid } : undefined } }),
+      this.retry,
+    );
   }
-}
-
-/** The classified failure of a Kubernetes call, whether or not withKubeRetry wrapped it. */
-export function failureOf(error: unknown): KubeFailure {
-  return error instanceof KubeCallFailed ? error.failure : classifyKubeError(error);
 }

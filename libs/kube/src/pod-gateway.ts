@@ -5,7 +5,8 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
-import { classifyKubeError } from './kube-errors';
+import { deleteIfSame } from './guarded-calls';
+import { failureOf } from './kube-errors';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 
 /**
@@ -50,7 +51,7 @@ export class PodGateway {
       );
       return this.labels.isOurs(pod.metadata?.labels) ? pod : undefined;
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      if (failureOf(error).kind === 'not-found') return undefined;
       throw error;
     }
   }
@@ -59,24 +60,17 @@ export class PodGateway {
   async delete(pod: V1Pod, gracePeriodSeconds: number): Promise<boolean> {
     const { namespace, name, uid } = pod.metadata ?? {};
     if (!namespace || !name || !this.labels.isOurs(pod.metadata?.labels)) return false;
-    try {
-      await withKubeRetry(
-        () =>
-          this.core.deleteNamespacedPod({
-            namespace,
-            name,
-            gracePeriodSeconds,
-            // Never delete a newer pod that reused the name (restart keeps the uuid and name).
-            body: { preconditions: uid ? { uid } : undefined, gracePeriodSeconds },
-          }),
-        this.retry,
-      );
-      return true;
-    } catch (error) {
-      const kind = unwrapKind(error);
-      if (kind === 'not-found' || kind === 'conflict') return false;
-      throw error;
-    }
+    return deleteIfSame(
+      () =>
+        this.core.deleteNamespacedPod({
+          namespace,
+          name,
+          gracePeriodSeconds,
+          // Never delete a newer pod that reused the name (restart keeps the uuid and name).
+          body: { preconditions: uid ? { uid } : undefined, gracePeriodSeconds },
+        }),
+      this.retry,
+    );
   }
 
   /**
@@ -103,7 +97,7 @@ export class PodGateway {
       );
       return true;
     } catch (error) {
-      if (unwrapKind(error) === 'not-found') return false;
+      if (failureOf(error).kind === 'not-found') return false;
       throw error;
     }
   }
@@ -118,14 +112,4 @@ export class PodGateway {
     );
     return text.split('\n').filter((line, index, all) => line !== '' || index < all.length - 1);
   }
-}
-
-function isNotFound(error: unknown): boolean {
-  return unwrapKind(error) === 'not-found';
-}
-
-/** withKubeRetry wraps failures in KubeCallFailed; plain ApiExceptions are classified directly. */
-function unwrapKind(error: unknown): string {
-  const failure = (error as { failure?: { kind: string } }).failure;
-  return failure?.kind ?? classifyKubeError(error).kind;
 }

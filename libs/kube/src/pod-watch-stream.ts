@@ -1,6 +1,6 @@
 import type { CoreV1Api, V1Pod, Watch } from '@kubernetes/client-node';
 import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
-import { classifyKubeError, type KubeFailure } from './kube-errors';
+import { failureOf } from './kube-errors';
 import { withKubeRetry } from './kube-retry';
 
 /** Why a list came: the first one, after a 410 (history gone), or the periodic reconcile. */
@@ -33,6 +33,13 @@ export interface PodWatchStreamOptions {
   reconcileEveryMs: number;
   backoff: BackoffPolicy;
   logger?: { warn(message: string): void };
+}
+
+/** The Status object of a watch ERROR event. */
+interface WatchStatus {
+  code?: number;
+  reason?: string;
+  message?: string;
 }
 
 interface WatchEnd {
@@ -141,91 +148,128 @@ export class PodWatchStream {
     advance: (resourceVersion: string) => void,
     reconcileInMs: number | undefined,
   ): Promise<WatchEnd> {
-    return new Promise<WatchEnd>((resolve) => {
-      let lastActivity = Date.now();
-      let progressed = false;
-      let settled = false;
-      let abortRequest: AbortController | undefined;
-      const { inactivityMs } = this.options;
-      const watchdog = setInterval(
-        () => {
-          if (Date.now() - lastActivity > inactivityMs)
-            finish('inactivity', `silent for ${inactivityMs} ms`);
-        },
-        Math.max(50, Math.min(1000, inactivityMs / 4)),
-      );
-      const reconcile =
-        reconcileInMs === undefined
-          ? undefined
-          : setTimeout(() => finish('reconcile'), reconcileInMs);
-      const onAbort = () => finish('closed', 'stopped');
-      signal.addEventListener('abort', onAbort, { once: true });
-
-      function finish(why: StreamEnd, detail?: string): void {
-        if (settled) return;
-        settled = true;
-        clearInterval(watchdog);
-        if (reconcile) clearTimeout(reconcile);
-        signal.removeEventListener('abort', onAbort);
-        abortRequest?.abort();
-        resolve({ why, detail, progressed });
-      }
-
-      const onEvent = (type: string, object: unknown): void => {
-        if (settled) return;
-        lastActivity = Date.now();
-        if (type === 'ERROR') {
-          const status = object as { code?: number; reason?: string; message?: string };
-          if (status.code === 410) finish('expired', status.message);
-          else finish('error', `${status.reason ?? 'Error'}: ${status.message ?? ''}`);
-          return;
-        }
-        const pod = object as V1Pod;
-        const version = pod.metadata?.resourceVersion;
-        if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') {
-          try {
-            handler.event(type, pod);
-          } catch (error) {
-            this.options.logger?.warn(`pod event handler failed: ${String(error)}`);
-          }
-        } else if (type !== 'BOOKMARK') {
-          return;
-        }
-        progressed = true;
-        if (version) advance(version);
-      };
-
-      const onDone = (error: unknown): void => {
-        if (!error) return finish('closed');
-        if ((error as { name?: string }).name === 'AbortError') return finish('closed', 'aborted');
-        if ((error as { statusCode?: number }).statusCode === 410)
-          return finish('expired', 'HTTP 410');
-        finish('error', error instanceof Error ? error.message : JSON.stringify(error));
-      };
-
-      this.watch
-        .watch(
-          '/api/v1/pods',
-          {
-            labelSelector: this.options.labelSelector,
-            resourceVersion,
-            allowWatchBookmarks: true,
-            timeoutSeconds: this.options.watchTimeoutSeconds,
-          },
-          onEvent,
-          onDone,
-        )
-        .then((controller) => {
-          abortRequest = controller;
-          if (settled) controller.abort();
-          else handler.established(true, `watching from resourceVersion ${resourceVersion}`);
-        })
-        .catch((error: unknown) => onDone(error ?? new Error('watch failed')));
-    });
+    return new WatchRequest(this.watch, this.options, handler, advance).run(
+      resourceVersion,
+      signal,
+      reconcileInMs,
+    );
   }
 }
 
-/** withKubeRetry wraps failures in KubeCallFailed, which already carries the classification. */
-function failureOf(error: unknown): KubeFailure {
-  return (error as { failure?: KubeFailure }).failure ?? classifyKubeError(error);
+/**
+ * One watch request from a resourceVersion: the watch, the handling of its events (as
+ * client-go's reflector splits list / watch / handle), and the ways it ends — closed by the
+ * server, expired (410), an error, silent past the inactivity limit, the reconcile time, or the
+ * stream stopping. It settles once, with whether it delivered anything.
+ */
+class WatchRequest {
+  private lastActivity = Date.now();
+  private progressed = false;
+  private settled = false;
+  private abortRequest: AbortController | undefined;
+  private readonly cleanups: Array<() => void> = [];
+  private resolve: (end: WatchEnd) => void = () => undefined;
+
+  constructor(
+    private readonly watch: Watch,
+    private readonly options: PodWatchStreamOptions,
+    private readonly handler: PodStreamHandler,
+    private readonly advance: (resourceVersion: string) => void,
+  ) {}
+
+  run(
+    resourceVersion: string,
+    signal: AbortSignal,
+    reconcileInMs: number | undefined,
+  ): Promise<WatchEnd> {
+    return new Promise<WatchEnd>((resolve) => {
+      this.resolve = resolve;
+      this.guard(signal, reconcileInMs);
+      this.start(resourceVersion);
+    });
+  }
+
+  /** The inactivity watchdog, the reconcile timer and the stream's stop end the request. */
+  private guard(signal: AbortSignal, reconcileInMs: number | undefined): void {
+    const { inactivityMs } = this.options;
+    const watchdog = setInterval(
+      () => {
+        if (Date.now() - this.lastActivity > inactivityMs)
+          this.finish('inactivity', `silent for ${inactivityMs} ms`);
+      },
+      Math.max(50, Math.min(1000, inactivityMs / 4)),
+    );
+    this.cleanups.push(() => clearInterval(watchdog));
+    if (reconcileInMs !== undefined) {
+      const reconcile = setTimeout(() => this.finish('reconcile'), reconcileInMs);
+      this.cleanups.push(() => clearTimeout(reconcile));
+    }
+    const onAbort = () => this.finish('closed', 'stopped');
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.cleanups.push(() => signal.removeEventListener('abort', onAbort));
+  }
+
+  private start(resourceVersion: string): void {
+    this.watch
+      .watch(
+        '/api/v1/pods',
+        {
+          labelSelector: this.options.labelSelector,
+          resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds: this.options.watchTimeoutSeconds,
+        },
+        (type: string, object: unknown) => this.handle(type, object),
+        (error: unknown) => this.done(error),
+      )
+      .then((controller) => {
+        this.abortRequest = controller;
+        if (this.settled) controller.abort();
+        else this.handler.established(true, `watching from resourceVersion ${resourceVersion}`);
+      })
+      .catch((error: unknown) => this.done(error ?? new Error('watch failed')));
+  }
+
+  /** One event: pods go to the handler, bookmarks only advance the resourceVersion. */
+  private handle(type: string, object: unknown): void {
+    if (this.settled) return;
+    this.lastActivity = Date.now();
+    if (type === 'ERROR') return this.failed(object as WatchStatus);
+    const pod = object as V1Pod;
+    if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') {
+      try {
+        this.handler.event(type, pod);
+      } catch (error) {
+        this.options.logger?.warn(`pod event handler failed: ${String(error)}`);
+      }
+    } else if (type !== 'BOOKMARK') {
+      return;
+    }
+    this.progressed = true;
+    const version = pod.metadata?.resourceVersion;
+    if (version) this.advance(version);
+  }
+
+  /** An ERROR event: 410 means the history is gone (re-list); anything else is retried. */
+  private failed(status: WatchStatus): void {
+    if (status.code === 410) this.finish('expired', status.message);
+    else this.finish('error', `${status.reason ?? 'Error'}: ${status.message ?? ''}`);
+  }
+
+  /** The request ended: closed by the server, aborted, or failed. */
+  private done(error: unknown): void {
+    if (!error) return this.finish('closed');
+    if ((error as { name?: string }).name === 'AbortError') return this.finish('closed', 'aborted');
+    if ((error as { statusCode?: number }).statusCode === 410)
+      return this.finish('expired', 'HTTP 410');
+    this.finish('error', error instanceof Error ? error.message : JSON.stringify(error));
+  }
+
+  private finish(why: StreamEnd, detail?: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const cleanup of this.cleanups) cleanup();
+    this.abortRequest?.abort();
+    this.resolve({ why, detail, progressed: this.progressed });
+  }
 }

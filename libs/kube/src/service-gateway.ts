@@ -7,7 +7,7 @@ import {
 } from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
-import { failureOf } from './namespace-gateway';
+import { createOrExisting } from './guarded-calls';
 
 /**
  * The headless Service of each process, owner-referenced to its pod so Kubernetes' garbage
@@ -26,17 +26,11 @@ export class ServiceGateway {
     if (!this.labels.isOurs(service.metadata?.labels)) {
       throw new Error('kpm creates only services carrying its creator label');
     }
-    try {
-      return await withKubeRetry(
-        () => this.core.createNamespacedService({ namespace, body: service }),
-        this.retry,
-      );
-    } catch (error) {
-      if (failureOf(error).kind !== 'conflict') throw error;
-    }
     const name = service.metadata!.name!;
-    const existing = await withKubeRetry(
-      () => this.core.readNamespacedService({ namespace, name }),
+    // A Service created here passes the checks below as it is: ours, with these owners.
+    const existing = await createOrExisting(
+      () => this.core.createNamespacedService({ namespace, body: service }),
+      () => withKubeRetry(() => this.core.readNamespacedService({ namespace, name }), this.retry),
       this.retry,
     );
     if (!this.labels.isOurs(existing.metadata?.labels)) {

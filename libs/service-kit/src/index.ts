@@ -4,5 +4,6 @@ export * from './kafka-lifecycle';
 export * from './metrics';
 export * from './readiness';
 export * from './run-service';
+export * from './service-metrics';
 export * from './service-kit.module';
 export * from './tokens';

@@ -6,10 +6,9 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { Kafka } from 'kafkajs';
 import { eventId, topicSpecs } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
-import { EventProducer, TopicAdmin } from '@kpm/kafka';
+import { EventProducer, TopicAdmin, type KafkaClient } from '@kpm/kafka';
 import { Broadcaster } from './broadcaster';
 import { KAFKA_CLIENT } from './tokens';
 
@@ -26,7 +25,7 @@ export class KafkaLifecycle
   private readonly startedAt = Date.now();
 
   constructor(
-    @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
+    @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
     @Inject(EventProducer) private readonly producer: EventProducer,
     @Inject(KpmSettings) private readonly settings: KpmSettings,
     @Inject(Broadcaster) private readonly broadcaster: Broadcaster,

@@ -1,22 +1,19 @@
 import { type DynamicModule, type INestApplication, Logger } from '@nestjs/common';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import { NestFactory } from '@nestjs/core';
-import type { Kafka } from 'kafkajs';
 import { InvalidSettingsError, type KpmSettings, loadSettings } from '@kpm/config';
-import { CloudEventServer, KafkaDeadLetterSink } from '@kpm/kafka';
 import { KafkaLifecycle } from './kafka-lifecycle';
 import { Readiness } from './readiness';
-import { KAFKA_CLIENT } from './tokens';
 
 export interface ServiceConsumer {
   /** Consumer group; one group per service so each service sees every record. */
   groupId: string;
   topics: readonly string[];
   /**
-   * A transport of the service's own instead of the at-least-once CloudEventServer (the state
-   * service's transactions); it reports the `kafka-consumer` readiness part itself.
+   * The service's Nest transport (the at-least-once CloudEventServer, or the state service's
+   * transactions); it reports the `kafka-consumer` readiness part itself.
    */
-  transport?: (app: INestApplication, readiness: Readiness) => CustomTransportStrategy;
+  transport: (app: INestApplication, readiness: Readiness) => CustomTransportStrategy;
 }
 
 /** Reads settings or stops the process with a message naming the bad setting (exit code 78, EX_CONFIG). */
@@ -48,16 +45,7 @@ export async function runService(
   if (consumer) {
     const readiness = app.get(Readiness);
     readiness.expect('kafka-consumer');
-    const strategy =
-      consumer.transport?.(app, readiness) ??
-      new CloudEventServer({
-        kafka: app.get<Kafka>(KAFKA_CLIENT),
-        groupId: consumer.groupId,
-        topics: consumer.topics,
-        deadLetters: app.get(KafkaDeadLetterSink),
-        maxRecordBytes: settings.kafka.maxRecordBytes,
-        onReady: () => readiness.set('kafka-consumer', true),
-      });
+    const strategy = consumer.transport(app, readiness);
     app.connectMicroservice({ strategy }, { inheritAppConfig: true });
   }
   await app.init();

@@ -1,8 +1,12 @@
 import { type DynamicModule, Global, Logger, Module } from '@nestjs/common';
-import type { Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { KpmSettings } from '@kpm/config';
-import { createKafkaClient, EventProducer, KafkaDeadLetterSink } from '@kpm/kafka';
+import {
+  createKafkaClient,
+  EventProducer,
+  KafkaDeadLetterSink,
+  type KafkaClient,
+} from '@kpm/kafka';
 import { Broadcaster } from './broadcaster';
 import { HealthController } from './health.controller';
 import { KafkaLifecycle } from './kafka-lifecycle';
@@ -20,7 +24,7 @@ export class ServiceKitModule {
   static forRoot(settings: KpmSettings): DynamicModule {
     const kafka = createKafkaClient(
       { ...settings.kafka, clientId: `kpm-${settings.service}-${settings.instance}` },
-      new Logger('kafkajs'),
+      { logs: new Logger('kafkajs') },
     );
     return {
       module: ServiceKitModule,
@@ -31,7 +35,7 @@ export class ServiceKitModule {
         { provide: Registry, useValue: createMetricsRegistry(settings.service) },
         {
           provide: EventProducer,
-          useFactory: (client: Kafka) => new EventProducer(client),
+          useFactory: (client: KafkaClient) => new EventProducer(client),
           inject: [KAFKA_CLIENT],
         },
         {

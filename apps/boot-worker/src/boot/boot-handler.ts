@@ -4,6 +4,7 @@
  * for, the rest concurrently under `bootConcurrency` — streaming `process.booted` /
  * `process.boot-failed` as they settle.
  */
+import type { V1Namespace } from '@kubernetes/client-node';
 import { mapConcurrent } from '@kpm/common';
 import type { BootCommand, FieldError } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
@@ -18,7 +19,9 @@ import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext, PodBuilder } from './pod-builder';
 import { isAlive } from './pod-state';
 import type { BootFailure, BootOutcome, ProcessBooter } from './process-booter';
+import { isConnectionServer, waitsForReady } from './ready-wait';
 import { SessionNamespace } from './session-namespace';
+import { namespaceView } from './session-ownership';
 
 export class BootHandler {
   private readonly sessions: SessionNamespace;
@@ -36,17 +39,29 @@ export class BootHandler {
 
   /** Boots the command's processes; returns the reasons it is refused, if it is. */
   async handle(command: BootCommand, context: CommandContext): Promise<FieldError[]> {
-    const { session, user } = command;
     const processes = planProcesses(context.commandId, command.processes);
-    const namespace = await this.cluster.namespaces.read(session);
+    const namespace = await this.cluster.namespaces.read(command.session);
+    const errors = await this.validate(command, processes, namespace);
+    if (errors.length > 0) return errors;
+    await this.accept(command, processes, context);
+    await this.bootSession(command, processes, namespace, context);
+    return [];
+  }
+
+  /** The checks against the session's state and the configuration. */
+  private async validate(
+    { session, user }: BootCommand,
+    processes: PlannedProcess[],
+    namespace: V1Namespace | undefined,
+  ): Promise<FieldError[]> {
     const existing = namespace ? await this.cluster.processes(session) : [];
     const pm = this.settings.podManagement;
-    const errors = validateBoot(
+    return validateBoot(
       {
         session,
         user,
         processes,
-        namespace: namespace && this.sessions.view(namespace),
+        namespace: namespace && namespaceView(namespace, this.cluster.labels),
         existing: existing.map((p) => ({
           name: p.name,
           uuid: p.uuid,
@@ -60,9 +75,13 @@ export class BootHandler {
         allowPrivileged: pm.allowPrivileged,
       },
     );
-    if (errors.length > 0) return errors;
+  }
 
-    const { commandId, subject } = context;
+  private async accept(
+    { session, user }: BootCommand,
+    processes: PlannedProcess[],
+    { commandId, subject }: CommandContext,
+  ): Promise<void> {
     await this.sink.send([
       this.facts.bootAccepted(subject, {
         commandId,
@@ -76,7 +95,16 @@ export class BootHandler {
         })),
       }),
     ]);
-    const bootContext: BootContext = { session, user, commandId };
+  }
+
+  /** Prepares the namespace, then boots; facts go out in batches as the processes settle. */
+  private async bootSession(
+    { session, user }: BootCommand,
+    processes: PlannedProcess[],
+    namespace: V1Namespace | undefined,
+    context: CommandContext,
+  ): Promise<void> {
+    const bootContext: BootContext = { session, user, commandId: context.commandId };
     const batcher = new FactBatcher(this.sink, {
       lingerMs: 200,
       maxBatch: 250,
@@ -86,11 +114,11 @@ export class BootHandler {
     try {
       const unusable = await this.sessions.prepare(namespace, session, user, context.signal);
       if (unusable) {
-        for (const p of processes) batcher.add(this.failed(p, bootContext, subject, unusable));
-        return [];
+        for (const p of processes)
+          batcher.add(this.failed(p, bootContext, context.subject, unusable));
+        return;
       }
       await this.bootAll(processes, bootContext, context, batcher);
-      return [];
     } finally {
       await batcher.close();
     }
@@ -103,9 +131,9 @@ export class BootHandler {
     batcher: FactBatcher,
   ): Promise<void> {
     const pm = this.settings.podManagement;
-    const isServer = (p: PlannedProcess) => p.spec.name === pm.connectionServerName;
+    const isServer = (p: PlannedProcess) => isConnectionServer(p, pm.connectionServerName);
     const boot = async (p: PlannedProcess): Promise<BootOutcome> => {
-      const waitReady = isServer(p) || p.role === 'root-controller';
+      const waitReady = waitsForReady(p, pm.connectionServerName);
       const outcome = await this.bootOne(p, bootContext, waitReady, context.signal);
       batcher.add(this.factOf(p, bootContext, context.subject, outcome));
       return outcome;

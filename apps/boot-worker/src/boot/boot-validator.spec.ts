@@ -42,7 +42,7 @@ describe('validateBoot', () => {
     expect(errors(input([spec('ru-01')], { namespace: { kpm: false } }))).toEqual([
       {
         path: 'session',
-        message: 'namespace "run-7" exists and was not created by kpm; choose another session name',
+        message: 'namespace "run-7" exists and was not created by kpm',
       },
     ]);
     expect(errors(input([spec('ru-01')], { namespace: { kpm: true, owner: 'alice' } }))).toEqual(

@@ -8,14 +8,7 @@ import type { KpmLabels } from '@kpm/kube';
 import { imageAllowed } from './image-policy';
 import type { PlannedProcess } from './planned-process';
 import { privilegedAnnotation } from './pod-builder';
-
-/** The session's namespace as the boot-worker found it. */
-export interface NamespaceView {
-  /** Carries kpm's creator label. */
-  kpm: boolean;
-  /** The user label of a kpm namespace: the session's owner. */
-  owner?: string;
-}
+import { sessionOwnershipErrors, type NamespaceView } from './session-ownership';
 
 /** A pod already in the session. */
 export interface ExistingProcess {
@@ -58,18 +51,7 @@ function sessionErrors({ session, user, namespace }: BootInput): FieldError[] {
       message: `${JSON.stringify(user)} cannot label the session's pods: a Kubernetes label value starts and ends with a letter or digit`,
     });
   }
-  if (namespace && !namespace.kpm) {
-    errors.push({
-      path: 'session',
-      message: `namespace ${JSON.stringify(session)} exists and was not created by kpm; choose another session name`,
-    });
-  } else if (namespace?.owner !== undefined && namespace.owner !== user) {
-    errors.push({
-      path: 'session',
-      message: `session ${JSON.stringify(session)} belongs to user ${JSON.stringify(namespace.owner)}, not ${JSON.stringify(user)}`,
-    });
-  }
-  return errors;
+  return [...errors, ...sessionOwnershipErrors(session, user, namespace)];
 }
 
 function processErrors(

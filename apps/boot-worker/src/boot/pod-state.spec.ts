@@ -1,28 +1,19 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { fatalWaitingReason, hasEnded, isAlive, isReady } from './pod-state';
+import { isAlive, isReady } from './pod-state';
+
+const FATAL = new Set(['ErrImagePull']);
 
 const pod = (status: V1Pod['status'], deleting = false): V1Pod => ({
   metadata: { name: 'p', deletionTimestamp: deleting ? new Date() : undefined },
   status,
 });
 const running = {
+  phase: 'Running',
   containerStatuses: [
     { name: 'c', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
   ],
 };
-const terminated = {
-  containerStatuses: [
-    {
-      name: 'c',
-      image: 'i',
-      imageID: '',
-      ready: false,
-      restartCount: 0,
-      state: { terminated: { exitCode: 143 } },
-    },
-  ],
-};
-const pulling = (reason: string) => ({
+const badImage = {
   phase: 'Pending',
   containerStatuses: [
     {
@@ -31,37 +22,30 @@ const pulling = (reason: string) => ({
       imageID: '',
       ready: false,
       restartCount: 0,
-      state: { waiting: { reason } },
+      state: { waiting: { reason: 'ErrImagePull' } },
     },
   ],
+};
+
+describe('isAlive: a process whose name a new boot may not take', () => {
+  it.each<[string, V1Pod, boolean]>([
+    ['running', pod(running), true],
+    ['pending', pod({ phase: 'Pending' }), true],
+    ['running while its grace period runs', pod(running, true), false],
+    ['ended', pod({ phase: 'Failed' }), false],
+    ['stuck on a fatal waiting reason', pod(badImage), false],
+  ])('%s: %s', (_, p, alive) => {
+    expect(isAlive(p, FATAL)).toBe(alive);
+  });
 });
 
-describe('pod state', () => {
-  it('a gone pod, a final phase or terminated containers have ended', () => {
-    expect(hasEnded(undefined)).toBe(true);
-    expect(hasEnded(pod({ phase: 'Succeeded' }))).toBe(true);
-    expect(hasEnded(pod({ phase: 'Failed' }))).toBe(true);
-    expect(hasEnded(pod({ phase: 'Running', ...terminated }))).toBe(true);
-  });
-
-  it('a running pod has not ended, also while its grace period runs', () => {
-    expect(hasEnded(pod({ phase: 'Running', ...running }))).toBe(false);
-    expect(hasEnded(pod({ phase: 'Running', ...running }, true))).toBe(false);
-    expect(isAlive(pod({ phase: 'Running', ...running }))).toBe(true);
-    expect(isAlive(pod({ phase: 'Running', ...running }, true))).toBe(false);
-  });
-
-  it('a deleted pod that never ran, or a fatal image error, has ended', () => {
-    expect(hasEnded(pod({ phase: 'Pending' }, true))).toBe(true);
-    expect(hasEnded(pod(pulling('ErrImagePull')))).toBe(true);
-    expect(fatalWaitingReason(pod(pulling('ErrImagePull')))).toBe('ErrImagePull');
-    expect(hasEnded(pod(pulling('ContainerCreating')))).toBe(false);
-    expect(fatalWaitingReason(pod(pulling('ContainerCreating')))).toBeUndefined();
-  });
-
-  it('reads the Ready condition', () => {
-    expect(isReady(pod({ conditions: [{ type: 'Ready', status: 'True' }] }))).toBe(true);
-    expect(isReady(pod({ conditions: [{ type: 'Ready', status: 'False' }] }))).toBe(false);
-    expect(isReady(undefined)).toBe(false);
+describe('isReady', () => {
+  it.each<[string, V1Pod | undefined, boolean]>([
+    ['Ready True', pod({ conditions: [{ type: 'Ready', status: 'True' }] }), true],
+    ['Ready False', pod({ conditions: [{ type: 'Ready', status: 'False' }] }), false],
+    ['no conditions', pod({}), false],
+    ['gone', undefined, false],
+  ])('%s: %s', (_, p, ready) => {
+    expect(isReady(p)).toBe(ready);
   });
 });

@@ -6,13 +6,14 @@
 import { Logger } from '@nestjs/common';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { KpmSettings } from '@kpm/config';
-import { failureOf } from '@kpm/kube';
+import { failureOf, hasPodEnded, podEnding } from '@kpm/kube';
 import type { BootWorkerMetrics } from '../boot-worker-metrics';
 import type { Cluster } from '../cluster';
 import { checkStopping } from '../commands/command-context';
 import type { PlannedProcess } from './planned-process';
+import { waitPreviousPodGone } from './previous-pod';
 import type { BootContext, PodBuilder, PodPlacement } from './pod-builder';
-import { fatalWaitingReason, hasEnded, isAlive, isReady } from './pod-state';
+import { isAlive, isReady } from './pod-state';
 
 export interface BootFailure {
   ok: false;
@@ -120,15 +121,9 @@ export class ProcessBooter {
       }
       // The earlier process ended; its pod stays until deleted (restartPolicy Never): free the name.
       if (!existing.metadata?.deletionTimestamp) await this.cluster.pods.delete(existing, 0);
-      const timeoutMs = this.settings.podManagement.restartCleanupTime * 1000;
-      const pending = await this.cluster.waitGone([existing], timeoutMs, signal);
-      checkStopping(signal);
-      if (pending.length > 0) {
-        return fail(
-          'PreviousPodNotGone',
-          `the ended pod ${namespace}/${name} of an earlier process is still there after ${timeoutMs / 1000} s (its termination is not recorded yet: is the watcher running?)`,
-        );
-      }
+      const timeoutS = this.settings.podManagement.restartCleanupTime;
+      const notGone = await waitPreviousPodGone(this.cluster, existing, timeoutS, signal);
+      if (notGone) return notGone;
     }
     return fail('NameTaken', `pod ${namespace}/${name} exists and is not kpm's`);
   }
@@ -147,24 +142,23 @@ export class ProcessBooter {
 
   private async waitReady(pod: V1Pod, signal?: AbortSignal): Promise<BootOutcome> {
     const timeoutS = this.settings.podManagement.podReadyTimeout;
-    const where = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
+    const fatalReasons = this.cluster.fatal;
     const last = await this.cluster.waitPod(
       pod,
-      (p) => isReady(p) || hasEnded(p, this.cluster.fatal),
+      (p) => isReady(p) || hasPodEnded(p, fatalReasons),
       timeoutS * 1000,
       signal,
     );
     checkStopping(signal);
     if (isReady(last)) return { ok: true, pod: last! };
+    const where = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
     if (!last) return fail('PodDeleted', `pod ${where} was deleted before it became Ready`);
-    const fatal = fatalWaitingReason(last, this.cluster.fatal);
-    if (fatal) {
-      const status = [...(last.status?.containerStatuses ?? [])].find(
-        (s) => s.state?.waiting?.reason === fatal,
-      );
-      return fail(fatal, `pod ${where}: ${status?.state?.waiting?.message ?? fatal}`);
+    const ending = podEnding({ pod: last, fatalReasons });
+    if (ending.ended && ending.fatalWait) {
+      const { reason, status } = ending.fatalWait;
+      return fail(reason, `pod ${where}: ${status.state?.waiting?.message ?? reason}`);
     }
-    if (hasEnded(last, this.cluster.fatal))
+    if (ending.ended)
       return fail(
         'ExitedBeforeReady',
         `pod ${where} ended before it became Ready (phase ${last.status?.phase})`,

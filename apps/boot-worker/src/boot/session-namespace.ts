@@ -7,7 +7,7 @@ import type { KpmSettings } from '@kpm/config';
 import { failureOf } from '@kpm/kube';
 import type { Cluster } from '../cluster';
 import { StopRequested } from '../commands/command-context';
-import type { NamespaceView } from './boot-validator';
+import { namespaceView } from './session-ownership';
 import type { BootFailure } from './process-booter';
 
 export class SessionNamespace {
@@ -15,11 +15,6 @@ export class SessionNamespace {
     private readonly cluster: Cluster,
     private readonly settings: KpmSettings,
   ) {}
-
-  view(namespace: V1Namespace): NamespaceView {
-    const labels = namespace.metadata?.labels;
-    return { kpm: this.cluster.labels.isOurs(labels), owner: labels?.[this.cluster.labels.user] };
-  }
 
   /** Why the session cannot take the boot's processes, or undefined once its namespace is ready. */
   async prepare(
@@ -68,7 +63,7 @@ export class SessionNamespace {
         'pod-security.kubernetes.io/enforce': 'privileged',
       });
     }
-    const view = this.view(namespace);
+    const view = namespaceView(namespace, this.cluster.labels);
     if (!view.kpm || view.owner !== user) {
       return fail(
         'SessionTaken',

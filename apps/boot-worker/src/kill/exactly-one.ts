@@ -1,12 +1,23 @@
-import type { FieldError } from '@kpm/contracts';
+import { isEmptyProcessQuery, type FieldError, type ProcessQuery } from '@kpm/contracts';
+import type { Cluster } from '../cluster';
+import { EMPTY_QUERY } from './kill-handler';
 import type { ProcessPod } from './process-pod';
-import { describeMatches } from './query-resolver';
+import { describeMatches, resolveQuery } from './query-resolver';
+
+type One = { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[] };
+
+/** The one process the query of a restart or logs command selects, or why there is not one. */
+export async function selectOne(
+  cluster: Pick<Cluster, 'processes'>,
+  query: ProcessQuery,
+  command: 'restart' | 'logs',
+): Promise<One> {
+  if (isEmptyProcessQuery(query)) return { ok: false, errors: [EMPTY_QUERY] };
+  return exactlyOne(resolveQuery(query, await cluster.processes(query.session)), command);
+}
 
 /** restart and logs act on one process: a query selecting none or several is refused, naming them. */
-export function exactlyOne(
-  selected: readonly ProcessPod[],
-  command: 'restart' | 'logs',
-): { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[] } {
+export function exactlyOne(selected: readonly ProcessPod[], command: 'restart' | 'logs'): One {
   if (selected.length === 1) return { ok: true, process: selected[0] };
   const message =
     selected.length === 0

@@ -3,15 +3,8 @@
  * → root-controller → infrastructure-applications), each deleted with the grace period.
  */
 import { SHUTDOWN_ORDER } from '@kpm/contracts';
+import { killTimeoutSeconds, type KillTiming } from './kill-timeout';
 import type { ProcessPod } from './process-pod';
-
-export interface KillTiming {
-  gracePeriodSeconds: number;
-  /** Past grace + margin a pod still running is killed with grace 0. */
-  escalationMarginSeconds: number;
-  /** How long a stage waits after that escalation. */
-  forcedKillWaitSeconds: number;
-}
 
 export interface KillPlan extends KillTiming {
   stages: ProcessPod[][];
@@ -29,12 +22,10 @@ export function planKill(
   const stages = SHUTDOWN_ORDER.map((role) => unique.filter((p) => p.role === role)).filter(
     (stage) => stage.length > 0,
   );
-  const perStage =
-    timing.gracePeriodSeconds + timing.escalationMarginSeconds + timing.forcedKillWaitSeconds;
   return {
     ...timing,
     stages,
-    timeoutSeconds: timeoutSeconds ?? Math.max(1, stages.length) * perStage,
+    timeoutSeconds: killTimeoutSeconds(timing, stages.length, timeoutSeconds),
   };
 }
 

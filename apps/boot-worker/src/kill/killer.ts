@@ -10,6 +10,7 @@ import type { CommandContext } from '../commands/command-context';
 import type { FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { planKill, uuidStages } from './kill-plan';
+import { killTimeoutSeconds, killTiming } from './kill-timeout';
 import type { ProcessPod } from './process-pod';
 import { StageExecutor, type StageReport } from './stage-executor';
 
@@ -46,16 +47,8 @@ export class Killer {
     context: CommandContext,
   ): Promise<StageReport[]> {
     const startedAt = Date.now();
-    const pm = this.settings.podManagement;
-    const plan = planKill(
-      processes,
-      {
-        gracePeriodSeconds: request.gracePeriodSeconds ?? pm.killTimeout,
-        escalationMarginSeconds: pm.killEscalationMargin,
-        forcedKillWaitSeconds: pm.forcedKillWait,
-      },
-      request.timeoutSeconds,
-    );
+    const timing = killTiming(this.settings.podManagement, request.gracePeriodSeconds);
+    const plan = planKill(processes, timing, request.timeoutSeconds);
     await this.accept(uuidStages(plan), request, plan, context);
     const reports = await this.executor.run(plan, startedAt, context.signal);
     for (const report of reports) this.metrics?.killEscalations.inc(report.escalated.length);
@@ -86,9 +79,10 @@ export class Killer {
     request: KillRequest,
     stageCount = 1,
   ): { gracePeriodSeconds: number; timeoutSeconds: number } {
-    const pm = this.settings.podManagement;
-    const gracePeriodSeconds = request.gracePeriodSeconds ?? pm.killTimeout;
-    const perStage = gracePeriodSeconds + pm.killEscalationMargin + pm.forcedKillWait;
-    return { gracePeriodSeconds, timeoutSeconds: request.timeoutSeconds ?? stageCount * perStage };
+    const timing = killTiming(this.settings.podManagement, request.gracePeriodSeconds);
+    return {
+      gracePeriodSeconds: timing.gracePeriodSeconds,
+      timeoutSeconds: killTimeoutSeconds(timing, stageCount, request.timeoutSeconds),
+    };
   }
 }

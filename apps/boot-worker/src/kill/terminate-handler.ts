@@ -1,4 +1,5 @@
 import type { FieldError, TerminateCommand } from '@kpm/contracts';
+import { namespaceView, sessionOwnershipErrors } from '../boot/session-ownership';
 import type { Cluster } from '../cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { Killer } from './killer';
@@ -18,21 +19,12 @@ export class TerminateHandler {
   async handle(command: TerminateCommand, context: CommandContext): Promise<FieldError[]> {
     const { session, user } = command;
     const namespace = await this.cluster.namespaces.read(session);
-    const labels = namespace?.metadata?.labels;
-    if (namespace && !this.cluster.labels.isOurs(labels)) {
-      return [
-        { path: 'session', message: `namespace ${JSON.stringify(session)} was not created by kpm` },
-      ];
-    }
-    const owner = labels?.[this.cluster.labels.user];
-    if (owner !== undefined && owner !== user) {
-      return [
-        {
-          path: 'session',
-          message: `session ${JSON.stringify(session)} belongs to user ${JSON.stringify(owner)}, not ${JSON.stringify(user)}`,
-        },
-      ];
-    }
+    const errors = sessionOwnershipErrors(
+      session,
+      user,
+      namespace && namespaceView(namespace, this.cluster.labels),
+    );
+    if (errors.length > 0) return errors;
     const processes = namespace ? await this.cluster.processes(session) : [];
     await this.killer.kill(
       processes,

@@ -1,13 +1,12 @@
-import { isEmptyProcessQuery, type FieldError, type LogsCommand } from '@kpm/contracts';
+import type { FieldError, LogsCommand } from '@kpm/contracts';
 import { failureOf } from '@kpm/kube';
 import type { KpmSettings } from '@kpm/config';
 import type { Cluster } from '../cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
-import { EMPTY_QUERY } from '../kill/kill-handler';
-import { describeMatches, resolveQuery } from '../kill/query-resolver';
-import { exactlyOne } from '../kill/exactly-one';
+import { selectOne } from '../kill/exactly-one';
+import { describeMatches } from '../kill/query-resolver';
 
 /**
  * `logs`: the last `tailLines` lines of one process's log, bounded in bytes so the answer fits a
@@ -22,10 +21,7 @@ export class LogsHandler {
   ) {}
 
   async handle(command: LogsCommand, context: CommandContext): Promise<FieldError[]> {
-    const { query } = command;
-    if (isEmptyProcessQuery(query)) return [EMPTY_QUERY];
-    const selected = resolveQuery(query, await this.cluster.processes(query.session));
-    const one = exactlyOne(selected, 'logs');
+    const one = await selectOne(this.cluster, command.query, 'logs');
     if (!one.ok) return one.errors;
     const tailLines = command.tailLines ?? 100;
     let lines: string[];

@@ -4,7 +4,6 @@
  * from its annotation. A restart record makes a redelivered restart resume where it stopped.
  */
 import {
-  isEmptyProcessQuery,
   roleFromTreeId,
   validateData,
   ProcessSpec,
@@ -16,15 +15,15 @@ import type { Cluster } from '../cluster';
 import type { PlannedProcess } from '../boot/planned-process';
 import type { PodBuilder } from '../boot/pod-builder';
 import type { BootOutcome, ProcessBooter } from '../boot/process-booter';
-import { checkStopping, type CommandContext } from '../commands/command-context';
+import { waitPreviousPodGone } from '../boot/previous-pod';
+import { waitsForReady } from '../boot/ready-wait';
+import type { CommandContext } from '../commands/command-context';
 import { bootOutcomeFact } from '../facts/boot-outcome';
 import type { FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
-import { exactlyOne } from '../kill/exactly-one';
-import { EMPTY_QUERY } from '../kill/kill-handler';
+import { selectOne } from '../kill/exactly-one';
 import type { Killer, KillRequest } from '../kill/killer';
 import type { ProcessPod } from '../kill/process-pod';
-import { resolveQuery } from '../kill/query-resolver';
 import { restartLabel, restartRecord, targetOf, type RestartTarget } from './restart-record';
 
 type Found =
@@ -42,8 +41,6 @@ export class RestartHandler {
   ) {}
 
   async handle(command: RestartCommand, context: CommandContext): Promise<FieldError[]> {
-    const { query } = command;
-    if (isEmptyProcessQuery(query)) return [EMPTY_QUERY];
     const { labels, records } = this.cluster;
     const [record] = await records.list(restartLabel(labels, context.commandId));
     const recorded = record && targetOf(record, labels);
@@ -71,11 +68,7 @@ export class RestartHandler {
   }
 
   private async fromQuery(command: RestartCommand): Promise<Found> {
-    const { query } = command;
-    const one = exactlyOne(
-      resolveQuery(query, await this.cluster.processes(query.session)),
-      'restart',
-    );
+    const one = await selectOne(this.cluster, command.query, 'restart');
     if (!one.ok) return one;
     const target = this.targetFrom(one.process);
     return target.ok ? { ok: true, target: target.target, old: one.process } : target;
@@ -91,24 +84,13 @@ export class RestartHandler {
     if (old) {
       await this.killer.kill([old], request, context);
       const timeoutS = this.settings.podManagement.restartCleanupTime;
-      const pending = await this.cluster.waitGone([old.pod], timeoutS * 1000, context.signal);
-      checkStopping(context.signal);
-      if (pending.length > 0) {
-        const message = `the old pod ${target.session}/${target.spec.name} is still there ${timeoutS} s after it ended (its termination is not recorded yet: is the watcher running?)`;
-        return this.emit(
-          process,
-          target,
-          { ok: false, code: 'PreviousPodNotGone', message },
-          context,
-        );
-      }
+      const notGone = await waitPreviousPodGone(this.cluster, old.pod, timeoutS, context.signal);
+      if (notGone) return this.emit(process, target, notGone, context);
     } else {
       // The old pod went before a crash interrupted this restart: its kill was accepted already.
       await this.killer.accept([[target.uuid]], request, this.killer.timing(request), context);
     }
-    const waitReady =
-      process.role === 'root-controller' ||
-      process.spec.name === this.settings.podManagement.connectionServerName;
+    const waitReady = waitsForReady(process, this.settings.podManagement.connectionServerName);
     const outcome = await this.booter.boot(
       process,
       { session: target.session, user: target.user, commandId: context.commandId },

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { topicSpecs } from '@kpm/contracts';
-import { createKafkaClient } from '@kpm/kafka/kafka-client';
-import { TopicAdmin } from '@kpm/kafka/topic-admin';
+import { createKafkaClient, TopicAdmin } from '@kpm/kafka';
 import { cliSettings } from '../cli-context';
 import { printJson, printTable } from '../output';
 

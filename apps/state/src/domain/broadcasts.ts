@@ -5,6 +5,7 @@
 import {
   boundedText,
   broadcastText,
+  commandName,
   eventId,
   type CommandCompleted,
   type CommandStatus,
@@ -18,12 +19,6 @@ import type { BroadcastEffect, Effect } from './effects';
 const SERVICE = 'state';
 /** A broadcast's text quotes errors; it stays a line, not a record's worth of text. */
 const MAX_BROADCAST_TEXT_LENGTH = 4096;
-
-/** `daq.kpm.command.kill.v1` → `kill`, for texts. */
-export function commandVerb(commandType: string): string {
-  const match = /^daq\.kpm\.command\.([a-z-]+)\.v\d+$/.exec(commandType);
-  return match ? match[1] : commandType;
-}
 
 export function receivedBroadcast(
   commandId: string,
@@ -51,7 +46,7 @@ export function startBroadcast(
     id: eventId(SERVICE, 'COMMAND_EXECUTION_START', commandId),
     broadcastType: 'COMMAND_EXECUTION_START',
     session,
-    text: `${commandVerb(commandType)} ${commandId} started: ${detail}`,
+    text: `${commandName(commandType)} ${commandId} started: ${detail}`,
     data: { commandId, commandType },
   };
 }
@@ -94,7 +89,7 @@ export function completionEffects(input: CompletionInput): Effect[] {
   const completion = sizedCompletion(completionFields(input), input.processes, input.paging);
   const ok = input.status === 'succeeded';
   const broadcastType = ok ? 'COMMAND_EXECUTION_SUCCESS' : 'COMMAND_EXECUTION_FAILED';
-  const verb = commandVerb(input.commandType);
+  const verb = commandName(input.commandType);
   const summary = [
     `${input.processes.length} process${input.processes.length === 1 ? '' : 'es'}`,
     ...(input.pending && input.pending.length > 0 ? [`${input.pending.length} pending`] : []),

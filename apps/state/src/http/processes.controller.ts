@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, NotFoundException, Param, Query } from '@nestjs/common';
 import type { CommandCompleted, ProcessInstance } from '@kpm/contracts';
-import { StatePartitions } from '../kafka/state-partitions';
+import { StateCoordinator } from '../kafka/state-coordinator';
 import type { OpenCommand } from '../domain/state-shard';
 import { StateView, type SessionCounts } from '../view/state-view';
 import { CommandParams, ProcessesQuery, validated } from './query-params';
@@ -10,7 +10,7 @@ import { CommandParams, ProcessesQuery, validated } from './query-params';
 export class ProcessesController {
   constructor(
     @Inject(StateView) private readonly view: StateView,
-    @Inject(StatePartitions) private readonly partitions: StatePartitions,
+    @Inject(StateCoordinator) private readonly partitions: StateCoordinator,
   ) {}
 
   @Get('processes')

@@ -13,6 +13,8 @@ import {
   processTombstone,
   ProcessTableType,
   topicName,
+  type CommandCompleted,
+  type ProcessInstance,
 } from '@kpm/contracts';
 import type { TransactionalRecord } from '@kpm/kafka';
 import type { Broadcaster } from '@kpm/service-kit';
@@ -33,19 +35,9 @@ export class EffectRecords {
   }
 
   private record(partition: number, effect: Effect): TransactionalRecord {
-    const shard = { [SHARD_HEADER]: String(partition) };
     switch (effect.kind) {
-      case 'completion': {
-        const { completion } = effect;
-        const event = buildEvent({
-          id: completionEventId(completion.commandId),
-          type: CompletionType.commandCompleted,
-          source: this.source,
-          subject: completion.session || undefined,
-          data: completion,
-        });
-        return { topic: this.topic('completions'), partition, ...encodeEvent(event) };
-      }
+      case 'completion':
+        return this.completion(partition, effect.completion);
       case 'broadcast': {
         const { id, broadcastType, text, session, data } = effect;
         const encoded = this.broadcaster.encode({
@@ -57,32 +49,46 @@ export class EffectRecords {
         });
         return { topic: this.topic('broadcast'), partition, ...encoded };
       }
-      case 'process': {
-        const { instance } = effect;
-        const event = buildEvent({
-          // One id per state of one pod: a re-write after a crash is recognisable.
-          id: eventId('process-instance', instance.uuid, instance.podUid, instance.statusCode),
-          type: ProcessTableType.processInstance,
-          source: this.source,
-          subject: instance.description.metadata.session,
-          data: instance,
-        });
-        const encoded = encodeEvent(event);
-        return {
-          topic: this.topic('processes'),
-          ...encoded,
-          headers: { ...encoded.headers, ...shard },
-        };
-      }
-      case 'tombstone': {
-        const tombstone = processTombstone(effect.uuid);
-        return {
-          topic: this.topic('processes'),
-          ...tombstone,
-          headers: { ...tombstone.headers, ...shard },
-        };
-      }
+      case 'process':
+        return this.processRow(partition, effect.instance);
+      case 'tombstone':
+        return this.shardRow(partition, processTombstone(effect.uuid));
     }
+  }
+
+  private completion(partition: number, completion: CommandCompleted): TransactionalRecord {
+    const event = buildEvent({
+      id: completionEventId(completion.commandId),
+      type: CompletionType.commandCompleted,
+      source: this.source,
+      subject: completion.session || undefined,
+      data: completion,
+    });
+    return { topic: this.topic('completions'), partition, ...encodeEvent(event) };
+  }
+
+  private processRow(partition: number, instance: ProcessInstance): TransactionalRecord {
+    const event = buildEvent({
+      // One id per state of one pod: a re-write after a crash is recognisable.
+      id: eventId('process-instance', instance.uuid, instance.podUid, instance.statusCode),
+      type: ProcessTableType.processInstance,
+      source: this.source,
+      subject: instance.description.metadata.session,
+      data: instance,
+    });
+    return this.shardRow(partition, encodeEvent(event));
+  }
+
+  /** A `kpm.processes` record (keyed by uuid) with its session's partition number in a header. */
+  private shardRow(
+    partition: number,
+    encoded: Pick<TransactionalRecord, 'key' | 'value'> & { headers: Record<string, string> },
+  ): TransactionalRecord {
+    return {
+      topic: this.topic('processes'),
+      ...encoded,
+      headers: { ...encoded.headers, [SHARD_HEADER]: String(partition) },
+    };
   }
 
   private topic(id: 'completions' | 'broadcast' | 'processes'): string {

@@ -1,6 +1,8 @@
 /** Prometheus metrics of the state service, on the service kit's registry. */
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { typeLabel } from '@kpm/contracts';
+import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
 
 @Injectable()
@@ -49,5 +51,23 @@ export class StateMetrics {
 
   observeShards(shards: () => StateShard[]): void {
     this.shards = shards;
+  }
+
+  /** Counts the completions and first terminations among effects about to be published. */
+  count(effects: readonly Effect[]): void {
+    for (const effect of effects) {
+      if (effect.kind === 'completion') {
+        this.completions.inc({
+          status: effect.completion.status,
+          // A rejected command's type is the sender's text: an unknown one is a fixed label value.
+          command: typeLabel(effect.completion.commandType),
+        });
+      } else if (
+        effect.kind === 'broadcast' &&
+        effect.broadcastType === 'SUBPROCESS_STATUS_UPDATE'
+      ) {
+        this.terminations.inc();
+      }
+    }
   }
 }

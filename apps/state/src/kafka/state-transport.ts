@@ -4,22 +4,21 @@
  */
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
-import type { Kafka } from 'kafkajs';
 import type { KpmSettings } from '@kpm/config';
-import { TransactionalRunner } from '@kpm/kafka';
+import { TransactionalRunner, type KafkaClient } from '@kpm/kafka';
 import type { Readiness } from '@kpm/service-kit';
-import type { StatePartitions } from './state-partitions';
+import type { StateCoordinator } from './state-coordinator';
 
 export class StateTransport extends Server implements CustomTransportStrategy {
   protected override readonly logger = new Logger(StateTransport.name);
   private runner?: TransactionalRunner;
 
   constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     private readonly settings: KpmSettings,
     private readonly groupId: string,
     private readonly topics: readonly string[],
-    private readonly partitions: StatePartitions,
+    private readonly partitions: StateCoordinator,
     private readonly readiness: Readiness,
   ) {
     super();

@@ -12,7 +12,6 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { Consumer, Kafka } from 'kafkajs';
 import { Subject } from 'rxjs';
 import {
   parseRecord,
@@ -24,7 +23,7 @@ import {
 } from '@kpm/contracts';
 import { backoffDelay, delay } from '@kpm/common';
 import { KpmSettings } from '@kpm/config';
-import { toInboundRecord, type InboundRecord } from '@kpm/kafka';
+import { TopicFollower, type InboundRecord, type KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
 import { byName } from '../domain/process-table';
 import { instanceMatcher } from '../domain/query-match';
@@ -58,20 +57,21 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly rows = new Map<string, ViewRow>();
   private readonly completions = new Map<string, CommandCompleted>();
   readonly events = new Subject<ViewEvent>();
-  private consumer?: Consumer;
-  private pendingCatchUp = new Map<string, bigint>([['(starting)', 0n]]);
+  private follower?: TopicFollower;
+  /** Partitions of the history topics still being read; undefined until the read started. */
+  private catchingUp?: number;
   private closed = false;
 
   constructor(
     @Inject(KpmSettings) private readonly settings: KpmSettings,
-    @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
+    @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
     @Inject(Readiness) private readonly readiness: Readiness,
   ) {
     readiness.expect(PART);
   }
 
   get caughtUp(): boolean {
-    return this.pendingCatchUp.size === 0;
+    return this.catchingUp === 0;
   }
 
   /** Starts following in the background: the HTTP API answers (not ready) while it catches up. */
@@ -88,7 +88,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
         this.logger.warn(
           `following the state topics failed (attempt ${attempt}): ${String(error)}`,
         );
-        await this.consumer?.disconnect().catch(() => undefined);
+        await this.follower?.stop().catch(() => undefined);
         await delay(backoffDelay(attempt, { initialMs: 250, maxMs: 10_000 }));
       }
     }
@@ -96,37 +96,20 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private async start(): Promise<void> {
     const prefix = this.settings.kafka.topicPrefix;
-    const history = [topicName('processes', prefix), topicName('completions', prefix)];
-    const live = [topicName('terminations', prefix), topicName('broadcast', prefix)];
-    this.pendingCatchUp = await this.highWatermarks(history);
-    this.markCaughtUp();
-    const consumer = this.kafka.consumer({
+    this.follower = new TopicFollower(this.kafka, {
       groupId: `${prefix}-state-view-${this.settings.instance}-${randomUUID()}`,
-      maxWaitTimeInMs: 250,
+      replay: [topicName('processes', prefix), topicName('completions', prefix)],
+      live: [topicName('terminations', prefix), topicName('broadcast', prefix)],
       maxBytesPerPartition: this.settings.kafka.maxRecordBytes,
-      allowAutoTopicCreation: false,
+      onRecord: (record) => this.take(record),
+      onProgress: (remaining) => this.reportCatchUp(remaining),
     });
-    this.consumer = consumer;
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
-      this.advance(payload.topic, payload.partition, payload.lastOffset),
-    );
-    await consumer.connect();
-    await consumer.subscribe({ topics: history, fromBeginning: true });
-    await consumer.subscribe({ topics: live, fromBeginning: false });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: ({ batch }) => {
-        for (const message of batch.messages)
-          this.take(toInboundRecord(batch.topic, batch.partition, message));
-        this.advance(batch.topic, batch.partition, batch.lastOffset());
-        return Promise.resolve();
-      },
-    });
+    await this.follower.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
-    await this.consumer?.disconnect();
+    await this.follower?.stop();
     this.events.complete();
   }
 
@@ -197,16 +180,8 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     });
   }
 
-  private advance(topic: string, partition: number, lastOffset: string): void {
-    const key = `${topic}/${partition}`;
-    const target = this.pendingCatchUp.get(key);
-    if (target !== undefined && BigInt(lastOffset) + 1n >= target) {
-      this.pendingCatchUp.delete(key);
-      this.markCaughtUp();
-    }
-  }
-
-  private markCaughtUp(): void {
+  private reportCatchUp(remaining: number): void {
+    this.catchingUp = remaining;
     if (this.caughtUp) {
       this.readiness.set(
         PART,
@@ -217,24 +192,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
         `caught up: ${this.rows.size} processes, ${this.completions.size} completions`,
       );
     } else {
-      this.readiness.set(PART, false, `reading ${this.pendingCatchUp.size} partitions`);
-    }
-  }
-
-  private async highWatermarks(topics: string[]): Promise<Map<string, bigint>> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
-      const targets = new Map<string, bigint>();
-      for (const topic of topics) {
-        for (const p of await admin.fetchTopicOffsets(topic)) {
-          if (BigInt(p.high) > BigInt(p.low))
-            targets.set(`${topic}/${p.partition}`, BigInt(p.high));
-        }
-      }
-      return targets;
-    } finally {
-      await admin.disconnect();
+      this.readiness.set(PART, false, `reading ${remaining} partitions`);
     }
   }
 }

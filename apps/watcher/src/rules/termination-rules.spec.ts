@@ -64,46 +64,24 @@ const waiting = (reason: string, name = 'readout-1', message?: string): V1Contai
 
 const verdict = (p: V1Pod, type: PodEventType = 'MODIFIED') => terminalVerdict(p, type, FATAL);
 
-describe('terminalVerdict: when a pod has ended', () => {
-  it('is not terminal while Pending or Running', () => {
-    expect(verdict(pod({ phase: 'Pending' }))).toEqual({ terminal: false });
-    expect(
-      verdict(pod({ phase: 'Pending', containerStatuses: [waiting('ContainerCreating')] })),
-    ).toEqual({
-      terminal: false,
-    });
-    expect(verdict(pod({ phase: 'Running', containerStatuses: [running()] }))).toEqual({
-      terminal: false,
-    });
-  });
-
-  it('is not terminal while a deleted pod still runs a container (it is stopping)', () => {
-    expect(
-      verdict(pod({ phase: 'Running', containerStatuses: [running()] }, { deleting: true })),
-    ).toEqual({
-      terminal: false,
-    });
-  });
-
-  it('is not terminal while a running init container is being deleted', () => {
-    const p = pod(
-      { phase: 'Pending', initContainerStatuses: [running('setup')] },
-      { deleting: true },
-    );
-    expect(verdict(p)).toEqual({ terminal: false });
-  });
-
-  it('is not terminal when only a sidecar ended and the process runs', () => {
-    const p = pod(
-      { phase: 'Running', containerStatuses: [running(), terminated(0, { name: 'sidecar' })] },
-      { containers: ['readout-1', 'sidecar'] },
-    );
-    expect(verdict(p)).toEqual({ terminal: false });
-  });
-
-  it('ignores waiting reasons that are not fatal', () => {
-    const p = pod({ phase: 'Pending', containerStatuses: [waiting('ContainerCreating')] });
-    expect(verdict(p)).toEqual({ terminal: false });
+describe('terminalVerdict: whether a pod ended is podEnding (libs/kube)', () => {
+  it.each<[string, V1Pod, PodEventType, boolean]>([
+    ['a running pod', pod({ phase: 'Running', containerStatuses: [running()] }), 'MODIFIED', false],
+    [
+      'a running pod seen deleted',
+      pod({ phase: 'Running', containerStatuses: [running()] }),
+      'DELETED',
+      true,
+    ],
+    [
+      'a pod being deleted with a running init container',
+      pod({ phase: 'Pending', initContainerStatuses: [running('setup')] }, { deleting: true }),
+      'MODIFIED',
+      false,
+    ],
+    ['a Failed pod', pod({ phase: 'Failed' }), 'MODIFIED', true],
+  ])('%s: terminal %s', (_, p, type, terminal) => {
+    expect(verdict(p, type).terminal).toBe(terminal);
   });
 });
 

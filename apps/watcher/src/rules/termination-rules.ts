@@ -1,11 +1,18 @@
 /**
- * When has a pod ended, and with which exit code (docs/design.md §6.5). Pure: a pod object
+ * With which exit code a pod ended (docs/design.md §6.5); whether it ended is libs/kube's
+ * `podEnding`. Pure: a pod object
  * (typed from a list, or plain JSON from the watch stream — timestamps may be Date or string)
  * and the watch event type in, a verdict out.
  */
 import type { V1ContainerStatus, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
 import type { ContainerType } from '@kpm/contracts';
-import type { PodEventType } from '@kpm/kube';
+import {
+  podEnding,
+  type FatalWait,
+  type PodEndCause,
+  type PodEnding,
+  type PodEventType,
+} from '@kpm/kube';
 
 /** The watch event types a verdict can be asked for; `ADDED` also stands for a listed pod. */
 export type { PodEventType };
@@ -35,84 +42,94 @@ export type Verdict = TerminalVerdict | { terminal: false };
 
 const NOT_TERMINAL: Verdict = { terminal: false };
 
+type PodFacts = Pick<TerminationFailureDetail, 'podReason' | 'podMessage'>;
+
 /**
- * The verdict on `pod` as seen with `eventType`. A pod is terminal when its phase is Succeeded or
- * Failed, when it is being deleted and no container runs, when a container waits for a fatal
- * reason, or when it was deleted.
+ * The verdict on `pod` as seen with `eventType`: whether it ended is `podEnding`'s rule (libs/kube),
+ * with a DELETED event counting as removed; how is `exitOf`.
  */
 export function terminalVerdict(
   pod: V1Pod,
   eventType: PodEventType,
   fatalWaitingReasons: ReadonlySet<string>,
 ): Verdict {
-  const phase = pod.status?.phase ?? 'Unknown';
-  const inits = pod.status?.initContainerStatuses ?? [];
-  const mains = pod.status?.containerStatuses ?? [];
-  const deleted = eventType === 'DELETED';
-  const deleting = Boolean(pod.metadata?.deletionTimestamp);
-  const fatal = firstFatalWait(inits, mains, fatalWaitingReasons);
-  const ended =
-    phase === 'Succeeded' ||
-    phase === 'Failed' ||
-    deleted ||
-    (deleting && ![...inits, ...mains].some((status) => status.state?.running)) ||
-    fatal !== undefined;
-  if (!ended) return NOT_TERMINAL;
-  return exitOf(pod, phase, inits, mains, fatal, deleted || deleting);
+  const ending = podEnding({
+    pod,
+    fatalReasons: fatalWaitingReasons,
+    removed: eventType === 'DELETED',
+  });
+  return ending.ended ? exitOf(pod, ending) : NOT_TERMINAL;
 }
 
-function exitOf(
-  pod: V1Pod,
-  phase: string,
-  inits: V1ContainerStatus[],
-  mains: V1ContainerStatus[],
-  fatal: FatalWait | undefined,
-  deleted: boolean,
-): TerminalVerdict {
-  const podFacts = { podReason: pod.status?.reason, podMessage: pod.status?.message };
+/**
+ * The exit of an ended pod: a container's terminated state when there is one (a failed init
+ * container first: it stopped the pod before its process started), else what the end's cause says.
+ */
+function exitOf(pod: V1Pod, ending: Extract<PodEnding, { ended: true }>): TerminalVerdict {
+  const phase = pod.status?.phase ?? 'Unknown';
+  const podFacts: PodFacts = { podReason: pod.status?.reason, podMessage: pod.status?.message };
+  return (
+    containerExit(pod, phase, podFacts) ??
+    exitOfCause(pod, phase, podFacts, ending.cause, ending.fatalWait)
+  );
+}
 
-  // An init container that failed stopped the pod before its process started.
-  for (const status of inits) {
+function containerExit(pod: V1Pod, phase: string, podFacts: PodFacts): TerminalVerdict | undefined {
+  for (const status of pod.status?.initContainerStatuses ?? []) {
     const ended = terminatedState(status);
     if (ended && ended.exitCode !== 0)
       return fromTerminated(ended, status, 'init', phase, podFacts);
   }
-  const main = mainStatus(pod, mains);
+  const main = mainStatus(pod, pod.status?.containerStatuses ?? []);
   const ended = main && terminatedState(main);
-  if (main && ended) return fromTerminated(ended, main, 'main', phase, podFacts);
-  if (phase === 'Succeeded') return { terminal: true, exitCode: 0, reason: 'Completed', phase };
-  if (fatal) {
-    return {
-      terminal: true,
-      exitCode: -1,
-      reason: fatal.reason,
-      phase,
-      failure: withoutEmpty({
-        containerName: fatal.status.name,
-        containerType: fatal.type,
-        containerReason: fatal.reason,
-        containerMessage: fatal.status.state?.waiting?.message,
-        ...podFacts,
-      }),
-    };
+  return main && ended ? fromTerminated(ended, main, 'main', phase, podFacts) : undefined;
+}
+
+/** An end without a container's exit code: -1 with the reason of the cause. */
+function exitOfCause(
+  pod: V1Pod,
+  phase: string,
+  podFacts: PodFacts,
+  cause: PodEndCause,
+  fatal: FatalWait | undefined,
+): TerminalVerdict {
+  switch (cause) {
+    case 'succeeded':
+      return { terminal: true, exitCode: 0, reason: 'Completed', phase };
+    case 'fatal-wait':
+      return fatalExit(phase, podFacts, fatal!);
+    case 'deleted': {
+      const ran = (pod.status?.containerStatuses ?? []).some(
+        (status) => status.state?.running || terminatedState(status),
+      );
+      const reason = ran ? 'PodDeleted' : 'DeletedBeforeStart';
+      return { terminal: true, exitCode: -1, reason, phase, failure: withoutEmpty(podFacts) };
+    }
+    case 'failed':
+      // Failed without a container verdict: evicted, deadline exceeded, node lost.
+      return {
+        terminal: true,
+        exitCode: -1,
+        reason: pod.status?.reason ?? 'PodFailed',
+        phase,
+        failure: withoutEmpty(podFacts),
+      };
   }
-  if (deleted) {
-    const ran = mains.some((status) => status.state?.running || terminatedState(status));
-    return {
-      terminal: true,
-      exitCode: -1,
-      reason: ran ? 'PodDeleted' : 'DeletedBeforeStart',
-      phase,
-      failure: withoutEmpty({ ...podFacts }),
-    };
-  }
-  // Failed without a container verdict: evicted, deadline exceeded, node lost.
+}
+
+function fatalExit(phase: string, podFacts: PodFacts, fatal: FatalWait): TerminalVerdict {
   return {
     terminal: true,
     exitCode: -1,
-    reason: pod.status?.reason ?? 'PodFailed',
+    reason: fatal.reason,
     phase,
-    failure: withoutEmpty({ ...podFacts }),
+    failure: withoutEmpty({
+      containerName: fatal.status.name,
+      containerType: fatal.containerType,
+      containerReason: fatal.reason,
+      containerMessage: fatal.status.state?.waiting?.message,
+      ...podFacts,
+    }),
   };
 }
 
@@ -121,7 +138,7 @@ function fromTerminated(
   status: V1ContainerStatus,
   type: ContainerType,
   phase: string,
-  podFacts: Pick<TerminationFailureDetail, 'podReason' | 'podMessage'>,
+  podFacts: PodFacts,
 ): TerminalVerdict {
   const exitCode = ended.exitCode;
   const reason = ended.reason ?? (exitCode === 0 ? 'Completed' : 'Error');
@@ -153,28 +170,6 @@ function mainStatus(pod: V1Pod, mains: V1ContainerStatus[]): V1ContainerStatus |
 /** The current terminated state, or the last one (restartPolicy Never rarely needs it). */
 function terminatedState(status: V1ContainerStatus): V1ContainerStateTerminated | undefined {
   return status.state?.terminated ?? status.lastState?.terminated;
-}
-
-interface FatalWait {
-  status: V1ContainerStatus;
-  type: ContainerType;
-  reason: string;
-}
-
-function firstFatalWait(
-  inits: V1ContainerStatus[],
-  mains: V1ContainerStatus[],
-  fatalReasons: ReadonlySet<string>,
-): FatalWait | undefined {
-  const candidates: Array<[V1ContainerStatus, ContainerType]> = [
-    ...inits.map((status): [V1ContainerStatus, ContainerType] => [status, 'init']),
-    ...mains.map((status): [V1ContainerStatus, ContainerType] => [status, 'main']),
-  ];
-  for (const [status, type] of candidates) {
-    const reason = status.state?.waiting?.reason;
-    if (reason && fatalReasons.has(reason)) return { status, type, reason };
-  }
-  return undefined;
 }
 
 /** RFC 3339 from a Date (typed list) or a string (watch JSON); undefined for anything else. */

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../kafka-client';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { parseRecord, type FieldError } from '@kpm/contracts';
 import { ConsumerRunner, type ConsumerRunnerOptions, type RecordContext } from '../consumer-runner';
@@ -20,7 +20,7 @@ export interface InvalidEvent {
 }
 
 export interface CloudEventServerOptions {
-  kafka: Kafka;
+  kafka: KafkaClient;
   groupId: string;
   topics: readonly string[];
   deadLetters: DeadLetterSink;

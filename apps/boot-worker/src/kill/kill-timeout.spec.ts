@@ -1,0 +1,23 @@
+import { killTimeoutSeconds, killTiming } from './kill-timeout';
+
+const settings = { killTimeout: 30, killEscalationMargin: 5, forcedKillWait: 10 };
+
+describe('kill timeout', () => {
+  it.each<[string, number | undefined, number, number | undefined, number, number]>([
+    ['one stage, configured grace', undefined, 1, undefined, 30, 45],
+    ['three stages', undefined, 3, undefined, 30, 135],
+    ['no stages counts as one', undefined, 0, undefined, 30, 45],
+    ["the command's grace period", 2, 2, undefined, 2, 34],
+    ["the command's grace period 0", 0, 1, undefined, 0, 15],
+    ["the command's own bound", undefined, 3, 7, 30, 7],
+    ["the command's own bound of 0", 2, 3, 0, 2, 0],
+  ])('%s', (_, grace, stages, requested, expectedGrace, expectedTimeout) => {
+    const timing = killTiming(settings, grace);
+    expect(timing).toEqual({
+      gracePeriodSeconds: expectedGrace,
+      escalationMarginSeconds: 5,
+      forcedKillWaitSeconds: 10,
+    });
+    expect(killTimeoutSeconds(timing, stages, requested)).toBe(expectedTimeout);
+  });
+});

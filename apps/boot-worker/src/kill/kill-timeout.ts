@@ -1,0 +1,39 @@
+/**
+ * How long a kill takes: each stage waits the grace period, then the escalation margin, then
+ * the wait after a forced kill; the command's bound is that per stage times the stages (at
+ * least one), unless the command gives its own. `kill.accepted` carries both numbers.
+ */
+import type { KpmSettings } from '@kpm/config';
+
+export interface KillTiming {
+  gracePeriodSeconds: number;
+  /** Past grace + margin a pod still running is killed with grace 0. */
+  escalationMarginSeconds: number;
+  /** How long a stage waits after that escalation. */
+  forcedKillWaitSeconds: number;
+}
+
+type KillSettings = Pick<
+  KpmSettings['podManagement'],
+  'killTimeout' | 'killEscalationMargin' | 'forcedKillWait'
+>;
+
+/** The timing under the settings; the command's grace period, if it gives one, wins. */
+export function killTiming(settings: KillSettings, gracePeriodSeconds?: number): KillTiming {
+  return {
+    gracePeriodSeconds: gracePeriodSeconds ?? settings.killTimeout,
+    escalationMarginSeconds: settings.killEscalationMargin,
+    forcedKillWaitSeconds: settings.forcedKillWait,
+  };
+}
+
+/** The command's bound: the state service reports `timed_out` with the rest pending after it. */
+export function killTimeoutSeconds(
+  timing: KillTiming,
+  stageCount: number,
+  requestedSeconds?: number,
+): number {
+  const perStage =
+    timing.gracePeriodSeconds + timing.escalationMarginSeconds + timing.forcedKillWaitSeconds;
+  return requestedSeconds ?? Math.max(1, stageCount) * perStage;
+}

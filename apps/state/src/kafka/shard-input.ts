@@ -1,0 +1,43 @@
+import { Logger } from '@nestjs/common';
+import { parseRecord, topicName } from '@kpm/contracts';
+import type { KpmSettings } from '@kpm/config';
+import { deadLetterRecord, type InboundRecord, type TransactionalRecord } from '@kpm/kafka';
+import type { Effect } from '../domain/effects';
+import type { StateShard } from '../domain/state-shard';
+import { timeOf } from './fact-time';
+
+/**
+ * Feeds one consumed record to its shard. A record state cannot read is dead-lettered in the
+ * same transaction, except commands: those are the boot-worker's to reject or dead-letter, state
+ * only says it saw them.
+ */
+export class ShardInput {
+  private readonly logger = new Logger(ShardInput.name);
+
+  constructor(
+    private readonly settings: KpmSettings,
+    private readonly groupId: string,
+  ) {}
+
+  /** The shard's effects; dead letters go to `out`. */
+  apply(shard: StateShard, record: InboundRecord, out: TransactionalRecord[]): Effect[] {
+    const { maxRecordBytes: maxBytes, topicPrefix } = this.settings.kafka;
+    const parsed = parseRecord(record.value, { topic: record.topic, maxBytes, key: record.key });
+    if (parsed.ok) return shard.apply(parsed.event, timeOf(parsed.event.time, record));
+    if (record.topic === topicName('commands', topicPrefix)) {
+      if (parsed.kind === 'not-a-cloudevent') return [];
+      const { id, type, subject } = parsed.envelope;
+      return shard.invalidCommand(id, type, subject ?? record.key ?? '');
+    }
+    const reason = parsed.kind === 'not-a-cloudevent' ? parsed.reason : 'invalid CloudEvent';
+    const errors = parsed.kind === 'invalid' ? parsed.errors : [];
+    this.logger.warn(
+      `dead-lettering ${record.topic}[${record.partition}]@${record.offset}: ${reason}`,
+    );
+    out.push({
+      topic: topicName('dead-letters', topicPrefix),
+      ...deadLetterRecord(record, reason, errors, this.groupId),
+    });
+    return [];
+  }
+}

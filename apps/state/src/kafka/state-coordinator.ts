@@ -1,0 +1,123 @@
+/**
+ * The state service's coordinator: one StateShard per owned partition number, restored from
+ * Kafka when the partition is assigned (ShardRestore) and fed batch by batch by the
+ * TransactionalRunner (ShardInput), whose transactions publish the shard's effects together with
+ * the consumed offsets. Kill deadlines fire through DeadlineTimers; `ps` asks the
+ * ProcessDirectory.
+ */
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { KpmSettings } from '@kpm/config';
+import {
+  type CommittedOffsets,
+  type InboundRecord,
+  type KafkaClient,
+  type PartitionStateHandler,
+  type TransactionalRecord,
+  type TransactionalRunner,
+} from '@kpm/kafka';
+import { Broadcaster, KAFKA_CLIENT } from '@kpm/service-kit';
+import type { Effect } from '../domain/effects';
+import { StateShard, type OpenCommand } from '../domain/state-shard';
+import { StateView } from '../view/state-view';
+import { DeadlineTimers } from './deadline-timers';
+import { EffectRecords } from './effect-records';
+import { ProcessDirectory } from './process-directory';
+import { ShardInput } from './shard-input';
+import { ShardRestore } from './shard-restore';
+import { StateMetrics } from './state-metrics';
+
+@Injectable()
+export class StateCoordinator implements PartitionStateHandler {
+  private readonly logger = new Logger(StateCoordinator.name);
+  private readonly shards = new Map<number, StateShard>();
+  private readonly records: EffectRecords;
+  private readonly directory: ProcessDirectory;
+  private readonly timers: DeadlineTimers;
+  private readonly input: ShardInput;
+  private readonly restorer: ShardRestore;
+
+  constructor(
+    @Inject(KpmSettings) settings: KpmSettings,
+    @Inject(KAFKA_CLIENT) kafka: KafkaClient,
+    @Inject(Broadcaster) broadcaster: Broadcaster,
+    @Inject(StateView) view: StateView,
+    @Inject(StateMetrics) private readonly metrics: StateMetrics,
+  ) {
+    const source = `/kpm/${settings.service}/${settings.instance}`;
+    const groupId = `${settings.kafka.topicPrefix}-state`;
+    this.records = new EffectRecords(settings.kafka.topicPrefix, source, broadcaster);
+    this.directory = new ProcessDirectory(this.shards, view);
+    this.timers = new DeadlineTimers(
+      (p) => this.shards.get(p),
+      (p, shard) => this.publish(p, shard.expire()),
+    );
+    this.input = new ShardInput(settings, groupId);
+    this.restorer = new ShardRestore(settings, kafka, groupId);
+    metrics.observeShards(() => [...this.shards.values()]);
+  }
+
+  /** The runner whose transactions publish timer-driven completions. */
+  attach(runner: TransactionalRunner): void {
+    this.timers.attach(runner);
+  }
+
+  owned(): number[] {
+    return [...this.shards.keys()].sort((a, b) => a - b);
+  }
+
+  openCommand(commandId: string): OpenCommand | undefined {
+    for (const shard of this.shards.values()) {
+      const open = shard.openCommand(commandId);
+      if (open) return open;
+    }
+    return undefined;
+  }
+
+  async restore(
+    partitions: readonly number[],
+    committed: CommittedOffsets,
+  ): Promise<Map<number, TransactionalRecord[]>> {
+    const started = Date.now();
+    const shards = new Map(
+      partitions.map((p) => [p, new StateShard(Date.now, (q) => this.directory.select(q))]),
+    );
+    const effects = await this.restorer.run(shards, committed);
+    const first = new Map<number, TransactionalRecord[]>();
+    for (const [p, shard] of shards) {
+      this.shards.set(p, shard);
+      first.set(p, this.publish(p, effects.get(p)!));
+      this.timers.arm(p);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    this.metrics.restoreSeconds.observe(seconds);
+    this.logger.log(
+      `restored partitions [${partitions.join(', ')}] in ${seconds.toFixed(2)} s: ` +
+        [...shards.values()]
+          .map((s) => `${s.table.size} processes/${s.openCommands().length} open`)
+          .join(', '),
+    );
+    return first;
+  }
+
+  process(partition: number, records: readonly InboundRecord[]): TransactionalRecord[] {
+    const shard = this.shards.get(partition);
+    if (!shard) throw new Error(`partition ${partition} is not restored`);
+    const out: TransactionalRecord[] = [];
+    for (const record of records) {
+      out.push(...this.publish(partition, this.input.apply(shard, record, out)));
+    }
+    this.timers.arm(partition);
+    return out;
+  }
+
+  release(partition: number): void {
+    this.shards.delete(partition);
+    this.timers.clear(partition);
+  }
+
+  /** Effects as records, counted in the metrics. */
+  private publish(partition: number, effects: readonly Effect[]): TransactionalRecord[] {
+    this.metrics.count(effects);
+    return this.records.encode(partition, effects);
+  }
+}

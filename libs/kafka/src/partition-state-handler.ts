@@ -1,0 +1,24 @@
+import type { OutboundRecord } from './event-producer';
+import type { InboundRecord } from './inbound-record';
+
+/** An output record; `partition` pins it (e.g. to the input's partition number). */
+export interface TransactionalRecord extends OutboundRecord {
+  topic: string;
+  partition?: number;
+}
+
+/** Input positions at restore time: the first offset not yet processed, per topic. */
+export type CommittedOffsets = ReadonlyMap<string, ReadonlyMap<number, string>>;
+
+/** The state a TransactionalRunner keeps per partition number, written by the service. */
+export interface PartitionStateHandler {
+  /** Rebuild the state of these partition numbers; returns what each must publish first. */
+  restore(
+    partitions: readonly number[],
+    committed: CommittedOffsets,
+  ): Promise<Map<number, TransactionalRecord[]>>;
+  /** Apply one batch of one input partition (offset order); returns what to publish with it. */
+  process(partition: number, records: readonly InboundRecord[]): TransactionalRecord[];
+  /** This member no longer owns p, or p's state is void after a failed transaction. */
+  release(partition: number): void;
+}

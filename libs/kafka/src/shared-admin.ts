@@ -1,0 +1,73 @@
+import type { Admin } from 'kafkajs';
+import type { KafkaClient } from './kafka-client';
+
+/** A partition's offsets: the first retained record and the offset the next record gets. */
+export interface PartitionOffsets {
+  partition: number;
+  low: string;
+  end: string;
+}
+
+/** One admin connection, opened on first use and shared by concurrent callers. */
+export class SharedAdmin {
+  private ready?: Promise<Admin>;
+
+  constructor(private readonly kafka: KafkaClient) {}
+
+  async listTopics(): Promise<string[]> {
+    return (await this.admin()).listTopics();
+  }
+
+  async partitionOffsets(topic: string): Promise<PartitionOffsets[]> {
+    const offsets = await (await this.admin()).fetchTopicOffsets(topic);
+    return offsets.map(({ partition, low, offset }) => ({ partition, low, end: offset }));
+  }
+
+  async close(): Promise<void> {
+    const admin = await this.ready?.catch(() => undefined);
+    this.ready = undefined;
+    await admin?.disconnect();
+  }
+
+  private admin(): Promise<Admin> {
+    this.ready ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })().catch((error: unknown) => {
+      this.ready = undefined; // a broker that was down may be up on the next call
+      throw error;
+    });
+    return this.ready;
+  }
+}
+
+/** Runs `work` with an admin connection of its own, closed afterwards. */
+export async function withAdmin<T>(
+  kafka: KafkaClient,
+  work: (admin: Admin) => Promise<T>,
+): Promise<T> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The end offset of every non-empty partition of `topics`, keyed `topic/partition`. */
+export function nonEmptyPartitionEnds(
+  kafka: KafkaClient,
+  topics: readonly string[],
+): Promise<Map<string, bigint>> {
+  return withAdmin(kafka, async (admin) => {
+    const ends = new Map<string, bigint>();
+    for (const topic of topics) {
+      for (const p of await admin.fetchTopicOffsets(topic)) {
+        if (BigInt(p.high) > BigInt(p.low)) ends.set(`${topic}/${p.partition}`, BigInt(p.high));
+      }
+    }
+    return ends;
+  });
+}

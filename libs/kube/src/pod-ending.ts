@@ -1,0 +1,88 @@
+/**
+ * Has this pod ended, and how: the one rule both the boot-worker (waits, name reuse) and the
+ * watcher (terminations) apply.
+ *
+ * A pod has ended when
+ *   - it is gone: no object (a read found none) or a DELETED watch event;
+ *   - its phase is terminal, Succeeded or Failed (Kubernetes' `podutil.IsPodTerminal`);
+ *   - a container, init or main, waits for a fatal reason (a bad image never starts); or
+ *   - it is being deleted (deletionTimestamp) and no container, init or main, runs.
+ * Terminated containers alone do not end a pod: the kubelet sets the terminal phase in the same
+ * status update for restartPolicy Never, and under any other policy the container restarts. A
+ * running init container of a pod being deleted is still stopping, like a main one.
+ *
+ * How it ended (`cause`), most specific first: `succeeded`; `fatal-wait`; `deleted` (gone, or
+ * being deleted: the deletion explains a Failed phase the kubelet set for it); `failed`.
+ *
+ * Pods come typed from lists and as plain JSON from watches: only fields present in both are read.
+ */
+import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+
+export type PodEndCause = 'succeeded' | 'fatal-wait' | 'deleted' | 'failed';
+
+/** A container waiting for a reason after which it never starts. */
+export interface FatalWait {
+  status: V1ContainerStatus;
+  containerType: 'init' | 'main';
+  reason: string;
+}
+
+export type PodEnding =
+  { ended: false } | { ended: true; cause: PodEndCause; fatalWait?: FatalWait };
+
+export interface PodEndingInput {
+  /** The pod as last seen; undefined when it is gone. */
+  pod: V1Pod | undefined;
+  /** Waiting reasons after which a container never starts (`watcher.fatalWaitingReasons`). */
+  fatalReasons: ReadonlySet<string>;
+  /** The pod was seen removed (a DELETED watch event) although its last state is known. */
+  removed?: boolean;
+}
+
+const RUNNING: PodEnding = { ended: false };
+
+/** Whether the pod has ended, and the cause (see the file's header for the rule). */
+export function podEnding({ pod, fatalReasons, removed = false }: PodEndingInput): PodEnding {
+  if (!pod) return { ended: true, cause: 'deleted' };
+  const phase = pod.status?.phase;
+  const deleting = removed || Boolean(pod.metadata?.deletionTimestamp);
+  const fatalWait = firstFatalWait(pod, fatalReasons);
+  if (phase === 'Succeeded') return { ended: true, cause: 'succeeded' };
+  if (fatalWait) return { ended: true, cause: 'fatal-wait', fatalWait };
+  if (deleting && (removed || phase === 'Failed' || !anyContainerRunning(pod)))
+    return { ended: true, cause: 'deleted' };
+  if (phase === 'Failed') return { ended: true, cause: 'failed' };
+  return RUNNING;
+}
+
+/** `podEnding(...).ended` for callers that need no cause. */
+export function hasPodEnded(pod: V1Pod | undefined, fatalReasons: ReadonlySet<string>): boolean {
+  return podEnding({ pod, fatalReasons }).ended;
+}
+
+/** The first container, init containers first, that waits for a fatal reason. */
+export function firstFatalWait(
+  pod: V1Pod,
+  fatalReasons: ReadonlySet<string>,
+): FatalWait | undefined {
+  const candidates = [
+    ...(pod.status?.initContainerStatuses ?? []).map((status) => ({
+      status,
+      type: 'init' as const,
+    })),
+    ...(pod.status?.containerStatuses ?? []).map((status) => ({ status, type: 'main' as const })),
+  ];
+  for (const { status, type } of candidates) {
+    const reason = status.state?.waiting?.reason;
+    if (reason && fatalReasons.has(reason)) return { status, containerType: type, reason };
+  }
+  return undefined;
+}
+
+function anyContainerRunning(pod: V1Pod): boolean {
+  const statuses = [
+    ...(pod.status?.initContainerStatuses ?? []),
+    ...(pod.status?.containerStatuses ?? []),
+  ];
+  return statuses.some((status) => Boolean(status.state?.running));
+}

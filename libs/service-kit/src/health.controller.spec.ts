@@ -1,0 +1,43 @@
+import { HealthController } from './health.controller';
+import { Readiness } from './readiness';
+
+function respond(controller: HealthController) {
+  const sent: { status?: number; body?: unknown } = {};
+  const response = {
+    status(code: number) {
+      sent.status = code;
+      return this;
+    },
+    json(body: unknown) {
+      sent.body = body;
+      return this;
+    },
+  };
+  controller.readyz(response as never);
+  return sent;
+}
+
+describe('HealthController', () => {
+  it('answers liveness whatever the parts say', () => {
+    const readiness = new Readiness();
+    readiness.expect('kafka-consumer');
+    expect(new HealthController(readiness).healthz()).toEqual({ status: 'ok' });
+  });
+
+  it.each<{ parts: Record<string, boolean>; status: number }>([
+    { parts: { 'kafka-consumer': true, 'state-view': true }, status: 200 },
+    { parts: { 'kafka-consumer': true, 'state-view': false }, status: 503 },
+    { parts: { 'kafka-consumer': false }, status: 503 },
+  ])('readyz is $status for $parts, and lists the parts', ({ parts, status }) => {
+    const readiness = new Readiness();
+    for (const [part, ready] of Object.entries(parts)) readiness.set(part, ready, `${part} says`);
+    const sent = respond(new HealthController(readiness));
+    expect(sent.status).toBe(status);
+    expect(sent.body).toEqual({
+      ready: status === 200,
+      parts: Object.fromEntries(
+        Object.entries(parts).map(([part, ready]) => [part, { ready, detail: `${part} says` }]),
+      ),
+    });
+  });
+});

@@ -1,0 +1,82 @@
+import { Logger } from '@nestjs/common';
+import { eventId, topicSpecs } from '@kpm/contracts';
+import { TopicAdmin, type KafkaClient, type TopicCheck } from '@kpm/kafka';
+import { Broadcaster } from './broadcaster';
+import { KafkaLifecycle } from './kafka-lifecycle';
+import { eventOf, recordingProducer, settingsFor } from './__fixtures__/service-kit-fakes';
+
+function lifecycle(checks: TopicCheck[] = [], broadcastFails?: Error) {
+  const settings = settingsFor('watcher');
+  const { producer, calls } = recordingProducer();
+  const broadcasts = recordingProducer(broadcastFails);
+  const ensured: unknown[] = [];
+  jest.spyOn(TopicAdmin.prototype, 'ensure').mockImplementation((specs) => {
+    calls.push('ensure topics');
+    ensured.push(specs);
+    return Promise.resolve(checks);
+  });
+  const logs: string[] = [];
+  jest.spyOn(Logger.prototype, 'log').mockImplementation((m: string) => void logs.push(m));
+  jest.spyOn(Logger.prototype, 'warn').mockImplementation((m: string) => void logs.push(m));
+  const subject = new KafkaLifecycle(
+    {} as KafkaClient,
+    producer,
+    settings,
+    new Broadcaster(broadcasts.producer, settings),
+  );
+  return { subject, calls, ensured, logs, sent: broadcasts.sent, settings };
+}
+
+describe('KafkaLifecycle', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('creates the topics before the producer connects, and says what it found', async () => {
+    const { subject, calls, ensured, logs } = lifecycle([
+      { name: 'kpmtest.commands', created: true },
+      { name: 'kpmtest.processes', created: false, problem: 'has 3 partitions, kpm expects 6' },
+      { name: 'kpmtest.broadcast', created: false },
+    ]);
+    await subject.onApplicationBootstrap();
+    expect(calls).toEqual(['ensure topics', 'connect']);
+    expect(ensured).toEqual([topicSpecs({ prefix: 'kpmtest', partitions: 6 })]);
+    expect(logs).toEqual([
+      'created topic kpmtest.commands',
+      'topic kpmtest.processes has 3 partitions, kpm expects 6',
+    ]);
+  });
+
+  it.each([
+    {
+      hook: 'announceReady',
+      run: (s: KafkaLifecycle) => s.announceReady('http://127.0.0.1:8480'),
+      type: 'SERVER_READY',
+      text: 'watcher watcher-0 ready at http://127.0.0.1:8480',
+    },
+    {
+      hook: 'beforeApplicationShutdown',
+      run: (s: KafkaLifecycle) => s.beforeApplicationShutdown('SIGTERM'),
+      type: 'SERVER_SHUTDOWN',
+      text: 'watcher watcher-0 shutting down on SIGTERM',
+    },
+  ])('$hook broadcasts $type with an id of this start', async ({ run, type, text }) => {
+    const { subject, sent } = lifecycle();
+    await run(subject);
+    const event = eventOf(sent[0].records[0]);
+    expect(event.data).toMatchObject({ broadcastType: type, text });
+    const kind = type === 'SERVER_READY' ? 'server-ready' : 'server-shutdown';
+    const startedAt = (subject as unknown as { startedAt: number }).startedAt;
+    expect(event.id).toBe(eventId(kind, 'watcher', 'watcher-0', String(startedAt)));
+  });
+
+  it('shuts down even when the SERVER_SHUTDOWN broadcast fails', async () => {
+    const { subject, logs } = lifecycle([], new Error('broker gone'));
+    await expect(subject.beforeApplicationShutdown()).resolves.toBeUndefined();
+    expect(logs).toEqual(['could not broadcast SERVER_SHUTDOWN: Error: broker gone']);
+  });
+
+  it('disconnects the producer last', async () => {
+    const { subject, calls } = lifecycle();
+    await subject.onApplicationShutdown();
+    expect(calls).toEqual(['disconnect']);
+  });
+});
