@@ -15,6 +15,7 @@ import { FactBatcher, type FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { bootFailedFact, bootOutcomeFact } from '../facts/boot-outcome';
 import { validateBoot } from './boot-validator';
+import { podPolicyOf } from './pod-policy';
 import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext, PodBuilder } from './pod-builder';
 import { isAlive } from './pod-state';
@@ -48,13 +49,18 @@ export class BootHandler {
     return [];
   }
 
-  /** The checks against the session's state and the configuration. */
+  /**
+   * The checks against the cluster's state and the configuration. A uuid the client chose is
+   * looked up in every session: the state and the watcher key processes by uuid alone.
+   */
   private async validate(
-    { session, user }: BootCommand,
+    { session, user, processes: specs }: BootCommand,
     processes: PlannedProcess[],
     namespace: V1Namespace | undefined,
   ): Promise<FieldError[]> {
     const existing = namespace ? await this.cluster.processes(session) : [];
+    const chosen = specs.flatMap((spec) => (spec.uuid ? [spec.uuid] : []));
+    const elsewhere = await this.cluster.processesWithUuids(chosen);
     const pm = this.settings.podManagement;
     return validateBoot(
       {
@@ -67,12 +73,19 @@ export class BootHandler {
           uuid: p.uuid,
           alive: isAlive(p.pod, this.cluster.fatal),
         })),
+        elsewhere: elsewhere.map((p) => ({
+          name: p.name,
+          uuid: p.uuid,
+          session: p.session,
+          alive: isAlive(p.pod, this.cluster.fatal),
+        })),
       },
       {
         labels: this.cluster.labels,
         allowedImages: pm.allowedImages,
         defaultImage: pm.image,
         allowPrivileged: pm.allowPrivileged,
+        pod: podPolicyOf(this.settings, this.cluster.labels.domain),
       },
     );
   }

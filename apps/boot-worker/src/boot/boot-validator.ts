@@ -6,16 +6,18 @@
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 import { imageAllowed } from './image-policy';
+import { bootSizeErrors, specPolicyErrors, type PodPolicy } from './pod-policy';
 import type { PlannedProcess } from './planned-process';
 import { privilegedAnnotation } from './pod-builder';
 import { sessionOwnershipErrors, type NamespaceView } from './session-ownership';
 
-/** A pod already in the session. */
+/** A pod already in the session (or, for `elsewhere`, in another one). */
 export interface ExistingProcess {
   name: string;
   uuid?: string;
   /** Running and not being deleted. */
   alive: boolean;
+  session?: string;
 }
 
 export interface BootPolicy {
@@ -23,6 +25,8 @@ export interface BootPolicy {
   allowedImages: readonly string[];
   defaultImage: string;
   allowPrivileged: boolean;
+  /** Host paths, reserved keys, resource caps, boot size (pod-policy.ts). */
+  pod: PodPolicy;
 }
 
 export interface BootInput {
@@ -31,6 +35,8 @@ export interface BootInput {
   processes: readonly PlannedProcess[];
   namespace?: NamespaceView;
   existing: readonly ExistingProcess[];
+  /** kpm's pods in other sessions that carry one of the boot's client-supplied uuids. */
+  elsewhere?: readonly ExistingProcess[];
 }
 
 /** Kubernetes label values start and end with a letter or digit; kpm labels pods with the user. */
@@ -39,6 +45,7 @@ const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
 export function validateBoot(input: BootInput, policy: BootPolicy): FieldError[] {
   return [
     ...sessionErrors(input),
+    ...bootSizeErrors(input.processes.length, policy.pod),
     ...input.processes.flatMap((p) => processErrors(p, input, policy)),
   ];
 }
@@ -88,6 +95,15 @@ function processErrors(
       message: `uuid ${process.uuid} already belongs to process ${JSON.stringify(owner.name)} in session ${JSON.stringify(input.session)}`,
     });
   }
+  const other = input.elsewhere?.find(
+    (e) => e.uuid === process.uuid && e.session !== input.session,
+  );
+  if (other) {
+    errors.push({
+      path: `${at}.uuid`,
+      message: `uuid ${process.uuid} is already used by process ${JSON.stringify(other.name)} in session ${JSON.stringify(other.session)}`,
+    });
+  }
   errors.push(...imageErrors(at, spec, policy));
   if (spec.env?.USER !== undefined && spec.env.USER !== input.user) {
     errors.push({
@@ -96,6 +112,7 @@ function processErrors(
     });
   }
   errors.push(...reservedKeyErrors(at, spec, policy));
+  errors.push(...specPolicyErrors(at, spec, policy.pod));
   return errors;
 }
 
@@ -114,14 +131,15 @@ function imageErrors(at: string, spec: ProcessSpec, policy: BootPolicy): FieldEr
   ];
 }
 
-/** kpm's own labels and annotations (its domain, `app`) cannot be set or forged by a spec. */
+/**
+ * kpm's `app` label cannot be set by a spec, and its privileged ask must be "true" or "false"
+ * and allowed; the other reserved prefixes are the pod policy's (pod-policy.ts).
+ */
 function reservedKeyErrors(at: string, spec: ProcessSpec, policy: BootPolicy): FieldError[] {
   const { labels } = policy;
   const errors: FieldError[] = [];
-  const reservedLabel = (key: string) =>
-    key === labels.app || key.endsWith(`.${labels.domain}`) || key.startsWith(`${labels.domain}/`);
   for (const key of Object.keys(spec.labels ?? {})) {
-    if (reservedLabel(key)) {
+    if (key === labels.app) {
       errors.push({
         path: `${at}.labels`,
         message: `key ${JSON.stringify(key)} is reserved for kpm`,
@@ -142,11 +160,6 @@ function reservedKeyErrors(at: string, spec: ProcessSpec, policy: BootPolicy): F
           message: `${JSON.stringify(key)} asks for a privileged container, which this boot-worker does not allow (podManagement.allowPrivileged)`,
         });
       }
-    } else if (key.startsWith(`${labels.domain}/`) || key.endsWith(`.${labels.domain}`)) {
-      errors.push({
-        path: `${at}.annotations`,
-        message: `key ${JSON.stringify(key)} is reserved for kpm`,
-      });
     }
   }
   return errors;

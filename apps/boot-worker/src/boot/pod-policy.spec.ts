@@ -20,8 +20,11 @@ const policy: PodPolicy = {
   maxMemory: '8Gi',
   maxProcessesPerBoot: 100,
 };
-const spec = (extra: Partial<ProcessSpec>): ProcessSpec =>
-  ({ name: 'ru-01', executableAndArguments: [{ exec: 'x', args: [] }], ...extra });
+const spec = (extra: Partial<ProcessSpec>): ProcessSpec => ({
+  name: 'ru-01',
+  executableAndArguments: [{ exec: 'x', args: [] }],
+  ...extra,
+});
 
 describe('hostPathReason', () => {
   it.each([

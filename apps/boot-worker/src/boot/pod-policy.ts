@@ -7,6 +7,7 @@
 import { posix } from 'node:path';
 import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
+import type { KpmSettings } from '@kpm/config';
 
 export interface PodPolicy {
   /** kpm's label domain: its own keys are reserved. */
@@ -21,6 +22,25 @@ export interface PodPolicy {
   maxMemory?: string;
   /** Most processes one boot may carry (the contract allows 5000). */
   maxProcessesPerBoot?: number;
+}
+
+/** The policy the settings describe, for kpm's label domain. */
+export function podPolicyOf(
+  settings: Pick<KpmSettings, 'podManagement'>,
+  domain: string,
+): PodPolicy {
+  const pm = settings.podManagement;
+  return {
+    domain,
+    hostPathPrefixes: pm.hostPathPrefixes,
+    allowPrivileged: pm.allowPrivileged,
+    allowedCapabilities: pm.allowedCapabilities,
+    ...(pm.maxCpu !== undefined ? { maxCpu: pm.maxCpu } : {}),
+    ...(pm.maxMemory !== undefined ? { maxMemory: pm.maxMemory } : {}),
+    ...(pm.maxProcessesPerBoot !== undefined
+      ? { maxProcessesPerBoot: pm.maxProcessesPerBoot }
+      : {}),
+  };
 }
 
 /** Host paths never mounted, whatever the prefixes say: they hand over the node. */
@@ -39,14 +59,19 @@ export const FORBIDDEN_HOST_PATHS = [
   '/var/lib/etcd',
 ] as const;
 
-/** Key prefixes of labels and annotations that belong to Kubernetes or to kpm. */
-export function isReservedKey(key: string, domain: string): boolean {
+/** Whom a label or annotation key is reserved for: Kubernetes, kpm, or nobody (undefined). */
+export function reservedFor(key: string, domain: string): 'Kubernetes' | 'kpm' | undefined {
   const slash = key.indexOf('/');
   const prefix = slash < 0 ? '' : key.slice(0, slash);
   const name = slash < 0 ? key : key.slice(slash + 1);
   const owned = (p: string, d: string) => p === d || p.endsWith(`.${d}`);
-  if (['kubernetes.io', 'k8s.io', domain].some((d) => owned(prefix, d))) return true;
-  return prefix === '' && owned(name, domain); // kpm's own label names: uuid.<d>, session.<d>, …
+  if (owned(prefix, 'kubernetes.io') || owned(prefix, 'k8s.io')) return 'Kubernetes';
+  if (owned(prefix, domain)) return 'kpm';
+  return prefix === '' && owned(name, domain) ? 'kpm' : undefined; // uuid.<d>, session.<d>, …
+}
+
+export function isReservedKey(key: string, domain: string): boolean {
+  return reservedFor(key, domain) !== undefined;
 }
 
 /** `path` normalised; refused unless under an allowed prefix and outside the forbidden ones. */
@@ -86,19 +111,21 @@ function hostPathErrors(at: string, spec: ProcessSpec, policy: PodPolicy): Field
   });
 }
 
+/** Labels and annotations under Kubernetes' or kpm's prefixes (kpm's privileged ask aside). */
 function reservedKeyErrors(at: string, spec: ProcessSpec, domain: string): FieldError[] {
   const privileged = `${domain}/privileged`;
-  const refuse = (field: 'labels' | 'annotations', key: string): FieldError => ({
-    path: `${at}.${field}`,
-    message: `key ${JSON.stringify(key)} is under a reserved prefix (kubernetes.io/, k8s.io/, ${domain}/)`,
-  });
+  const refuse = (field: 'labels' | 'annotations', key: string): FieldError[] => {
+    const owner = key === privileged ? undefined : reservedFor(key, domain);
+    if (owner === undefined) return [];
+    const why =
+      owner === 'kpm'
+        ? 'is reserved for kpm'
+        : 'is reserved for Kubernetes (kubernetes.io/, k8s.io/)';
+    return [{ path: `${at}.${field}`, message: `key ${JSON.stringify(key)} ${why}` }];
+  };
   return [
-    ...Object.keys(spec.labels ?? {})
-      .filter((key) => isReservedKey(key, domain))
-      .map((key) => refuse('labels', key)),
-    ...Object.keys(spec.annotations ?? {})
-      .filter((key) => key !== privileged && isReservedKey(key, domain))
-      .map((key) => refuse('annotations', key)),
+    ...Object.keys(spec.labels ?? {}).flatMap((key) => refuse('labels', key)),
+    ...Object.keys(spec.annotations ?? {}).flatMap((key) => refuse('annotations', key)),
   ];
 }
 
