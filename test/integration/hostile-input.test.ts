@@ -15,6 +15,7 @@ import {
   EXPONENTIAL_ALTERNATION,
   fieldCases,
   LONG_NAME,
+  podCases,
   POLYNOMIAL,
   regexRefusals,
   type HostileCase,
@@ -133,6 +134,7 @@ describe('every hostile record gets its exact answer', () => {
     ...envelopeCases(ctx),
     ...fieldCases(ctx),
     ...regexRefusals(ctx),
+    ...podCases(ctx),
   ];
 
   it('has at least 60 records', () => {
@@ -246,11 +248,43 @@ describe('afterwards', () => {
 
   it('a valid boot still completes', async () => {
     const result = await client.boot(
-      { session: ctx.fresh, user: 'alice', processes: [app('ru-01'), app('ru-02')] },
+      {
+        session: ctx.fresh,
+        user: 'alice',
+        processes: [
+          app('ru-01', { logsPath: '/log/daq' }),
+          app('ru-02', { restriction: { dataMount: '/data/run-1' } }),
+        ],
+      },
       { wait: true, timeoutMs: 120_000 },
     );
     expect(result.completion?.status).toBe('succeeded');
     expect(result.completion?.processes).toHaveLength(2);
+  });
+
+  it('no pod in the API server mounts a host path outside the prefixes or runs privileged', async () => {
+    const prefixes = ['/log', '/var/log/daq', '/data', '/home'];
+    const { items } = await h.core.listPodForAllNamespaces({
+      labelSelector: h.labels.creatorSelector(),
+    });
+    expect(items.length).toBeGreaterThan(0);
+    const breaches = items.flatMap((pod) => {
+      const name = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
+      const paths = (pod.spec!.volumes ?? []).flatMap((v) => (v.hostPath ? [v.hostPath.path] : []));
+      const outside = paths.filter((p) => !prefixes.some((x) => p === x || p.startsWith(`${x}/`)));
+      const privileged = pod.spec!.containers.some((c) => c.securityContext?.privileged);
+      const unconfined = pod.spec!.containers.some(
+        (c) =>
+          c.securityContext?.allowPrivilegeEscalation !== false ||
+          !c.securityContext?.capabilities?.drop?.includes('ALL'),
+      );
+      return [
+        ...outside.map((p) => `${name} mounts ${p}`),
+        ...(privileged ? [`${name} runs privileged`] : []),
+        ...(unconfined ? [`${name} may escalate or keeps capabilities`] : []),
+      ];
+    });
+    expect(breaches).toEqual([]);
   });
 });
 

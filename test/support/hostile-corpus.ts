@@ -130,8 +130,11 @@ export function deadLetterCases(c: HostileContext): HostileCase[] {
 /** Wrong, missing and extra CloudEvent attributes; oversize envelope fields. */
 export function envelopeCases(c: HostileContext): HostileCase[] {
   const boot = { session: c.fresh, user: 'alice', processes: [app('ru-01')] };
-  const b = (label: string, expected: Array<[string, string]>, edit: (e: Record<string, unknown>) => void) =>
-    command(label, CommandType.boot, c.fresh, boot, expected, edit);
+  const b = (
+    label: string,
+    expected: Array<[string, string]>,
+    edit: (e: Record<string, unknown>) => void,
+  ) => command(label, CommandType.boot, c.fresh, boot, expected, edit);
   return [
     b(
       'type-4MiB',
@@ -444,4 +447,102 @@ export function regexRefusals(c: HostileContext): HostileCase[] {
     }
   }
   return cases;
+}
+
+/** What no pod may ask of its node, and a uuid another session owns (the boot-worker's rules). */
+export function podCases(c: HostileContext): HostileCase[] {
+  const allowed = 'allowed: /log, /var/log/daq, /data, /home (podManagement.hostPathPrefixes)';
+  const one = (label: string, spec: Record<string, unknown>, path: string, message: string) =>
+    command(
+      label,
+      CommandType.boot,
+      c.fresh,
+      { session: c.fresh, user: 'alice', processes: [app('ru-01', spec)] },
+      [[`processes[0].${path}`, message]],
+    );
+  const exposes = (path: string) => `"${path}" would expose the node; ${allowed}`;
+  return [
+    one('hostpath-etc', { logsPath: '/etc' }, 'logsPath', exposes('/etc')),
+    one(
+      'hostpath-root',
+      { restriction: { dataMount: '/' } },
+      'restriction.dataMount',
+      exposes('/'),
+    ),
+    one('hostpath-proc', { logsPath: '/proc/1/root' }, 'logsPath', exposes('/proc/1/root')),
+    one('hostpath-sys', { logsPath: '/sys/kernel' }, 'logsPath', exposes('/sys/kernel')),
+    one(
+      'hostpath-root-home',
+      { restriction: { dataMount: '/root' } },
+      'restriction.dataMount',
+      exposes('/root'),
+    ),
+    one(
+      'hostpath-docker-sock',
+      { restriction: { dataMount: '/var/run/docker.sock' } },
+      'restriction.dataMount',
+      exposes('/var/run/docker.sock'),
+    ),
+    one(
+      'hostpath-kubelet',
+      { logsPath: '/var/lib/kubelet/pods' },
+      'logsPath',
+      exposes('/var/lib/kubelet/pods'),
+    ),
+    one(
+      'hostpath-outside',
+      { logsPath: '/opt/daq' },
+      'logsPath',
+      `"/opt/daq" is not under an allowed host path prefix; ${allowed}`,
+    ),
+    one('hostpath-double-slash', { logsPath: '//etc//' }, 'logsPath', exposes('/etc')),
+    one(
+      'privileged-not-allowed',
+      { annotations: { [`${c.domain}/privileged`]: 'true' } },
+      'annotations',
+      'asks for a privileged container, which this boot-worker does not allow (podManagement.allowPrivileged)',
+    ),
+    one(
+      'annotation-kubernetes',
+      { annotations: { 'kubernetes.io/psp': 'x' } },
+      'annotations',
+      'key "kubernetes.io/psp" is reserved for Kubernetes',
+    ),
+    one(
+      'annotation-apparmor',
+      { annotations: { 'container.apparmor.security.beta.kubernetes.io/ru-01': 'unconfined' } },
+      'annotations',
+      'is reserved for Kubernetes',
+    ),
+    one(
+      'annotation-seccomp',
+      { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined' } },
+      'annotations',
+      'is reserved for Kubernetes',
+    ),
+    one(
+      'annotation-kpm',
+      { annotations: { [`${c.domain}/process-spec`]: '{}' } },
+      'annotations',
+      `key "${c.domain}/process-spec" is reserved for kpm`,
+    ),
+    one(
+      'label-k8s',
+      { labels: { 'k8s.io/owner': 'x' } },
+      'labels',
+      'key "k8s.io/owner" is reserved for Kubernetes',
+    ),
+    one(
+      'label-kpm',
+      { labels: { [`uuid.${c.domain}`]: 'forged' } },
+      'labels',
+      `key "uuid.${c.domain}" is reserved for kpm`,
+    ),
+    one(
+      'uuid-of-another-session',
+      { uuid: c.ownedUuid },
+      'uuid',
+      `uuid ${c.ownedUuid} is already used by process "ru-01" in session "${c.owned}"`,
+    ),
+  ];
 }
