@@ -14,8 +14,7 @@ import { StopRequested, type CommandContext } from '../commands/command-context'
 import { FactBatcher, type FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { bootFailedFact, bootOutcomeFact } from '../facts/boot-outcome';
-import { validateBoot } from './boot-validator';
-import { podPolicyOf } from './pod-policy';
+import { bootPolicyOf, validateBoot } from './boot-validator';
 import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext, PodBuilder } from './pod-builder';
 import { isAlive } from './pod-state';
@@ -61,7 +60,6 @@ export class BootHandler {
     const existing = namespace ? await this.cluster.processes(session) : [];
     const chosen = specs.flatMap((spec) => (spec.uuid ? [spec.uuid] : []));
     const elsewhere = await this.cluster.processesWithUuids(chosen);
-    const pm = this.settings.podManagement;
     return validateBoot(
       {
         session,
@@ -80,13 +78,7 @@ export class BootHandler {
           alive: isAlive(p.pod, this.cluster.fatal),
         })),
       },
-      {
-        labels: this.cluster.labels,
-        allowedImages: pm.allowedImages,
-        defaultImage: pm.image,
-        allowPrivileged: pm.allowPrivileged,
-        pod: podPolicyOf(this.settings, this.cluster.labels.domain),
-      },
+      bootPolicyOf(this.settings, this.cluster.labels),
     );
   }
 
@@ -125,7 +117,9 @@ export class BootHandler {
       onFlush: () => void context.heartbeat().catch(() => undefined),
     });
     try {
-      const unusable = await this.sessions.prepare(namespace, session, user, context.signal);
+      const hostAccess = processes.some((p) => this.builder.needsHostAccess(p, user));
+      const level = hostAccess ? 'privileged' : 'baseline';
+      const unusable = await this.sessions.prepare(namespace, session, user, context.signal, level);
       if (unusable) {
         for (const p of processes)
           batcher.add(this.failed(p, bootContext, context.subject, unusable));

@@ -6,7 +6,8 @@
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 import { imageAllowed } from './image-policy';
-import { bootSizeErrors, specPolicyErrors, type PodPolicy } from './pod-policy';
+import type { KpmSettings } from '@kpm/config';
+import { bootSizeErrors, podPolicyOf, specPolicyErrors, type PodPolicy } from './pod-policy';
 import type { PlannedProcess } from './planned-process';
 import { privilegedAnnotation } from './pod-builder';
 import { sessionOwnershipErrors, type NamespaceView } from './session-ownership';
@@ -27,6 +28,21 @@ export interface BootPolicy {
   allowPrivileged: boolean;
   /** Host paths, reserved keys, resource caps, boot size (pod-policy.ts). */
   pod: PodPolicy;
+}
+
+/** The policy the settings describe: one for boot and for restart. */
+export function bootPolicyOf(
+  settings: Pick<KpmSettings, 'podManagement'>,
+  labels: KpmLabels,
+): BootPolicy {
+  const pm = settings.podManagement;
+  return {
+    labels,
+    allowedImages: pm.allowedImages,
+    defaultImage: pm.image,
+    allowPrivileged: pm.allowPrivileged,
+    pod: podPolicyOf(settings, labels.domain),
+  };
 }
 
 export interface BootInput {

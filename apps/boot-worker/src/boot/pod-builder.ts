@@ -112,6 +112,13 @@ export class PodBuilder {
     };
   }
 
+  /** The pod mounts a host path or runs privileged: what Pod Security `baseline` forbids. */
+  needsHostAccess(process: PlannedProcess, user: string): boolean {
+    const privileged =
+      asksPrivileged(process, this.labels) && this.settings.podManagement.allowPrivileged;
+    return privileged || this.mounts(process, user).volumes.length > 0;
+  }
+
   /** The headless Service for drunc's discovery, owned by `pod` so it goes with it. */
   service(pod: V1Pod): V1Service {
     const name = pod.metadata!.name!;

@@ -183,6 +183,23 @@ export function quantityValue(quantity: string): number {
   return Number(number) * (exponent ? 10 ** Number(exponent) : SUFFIXES[suffix ?? '']);
 }
 
+/**
+ * Pod Security Admission level of a session namespace. `baseline` is enforced unless a pod of
+ * the session needs what baseline forbids and kpm's own policy allowed: a host path under the
+ * prefixes, or a privileged container the operator allows. `restricted` is always warned and
+ * audited, so what a session gives up is visible.
+ */
+export type PodSecurityLevel = 'baseline' | 'privileged';
+export const POD_SECURITY_ENFORCE = 'pod-security.kubernetes.io/enforce';
+
+export function podSecurityLabels(level: PodSecurityLevel): Record<string, string> {
+  return {
+    [POD_SECURITY_ENFORCE]: level,
+    'pod-security.kubernetes.io/warn': 'restricted',
+    'pod-security.kubernetes.io/audit': 'restricted',
+  };
+}
+
 /** The pod's security context: RuntimeDefault seccomp unless on the privileged path. */
 export function podSecurityContext(privileged: boolean): V1PodSecurityContext | undefined {
   return privileged ? undefined : { seccompProfile: { type: 'RuntimeDefault' } };
