@@ -164,18 +164,42 @@ describe('name patterns run in linear time', () => {
     ['ps', CommandType.ps, EXPONENTIAL, 'succeeded', []],
     ['flush', CommandType.flush, EXPONENTIAL_ALTERNATION, 'succeeded', []],
   ])(
-    '%s with %s over a 63-character name answers in under 100 ms',
+    '%s with %s over a 63-character name is answered in under 100 ms',
     async (verb, type, pattern, status, paths) => {
       const id = `regex-${verb}-${Buffer.from(pattern).toString('hex').slice(0, 16)}`;
       const data = { query: { session: ctx.owned, names: [pattern] } };
-      const started = performance.now();
-      await h.send(id, type, data, ctx.owned);
+      const value = JSON.stringify({
+        specversion: '1.0',
+        id,
+        source: '/kpm/test',
+        type,
+        subject: ctx.owned,
+        data,
+      });
+      const sentAt = Date.now();
+      await producer.send({
+        topic: topicName('commands', h.prefix),
+        acks: -1,
+        messages: [
+          {
+            key: ctx.owned,
+            value,
+            timestamp: String(sentAt),
+            headers: { 'content-type': 'application/cloudevents+json' },
+          },
+        ],
+      });
+      // The first answer: the boot-worker's fact (kill.accepted, command.rejected), or the
+      // state's completion for ps and flush. Its record timestamp is when it was produced.
+      const stateAnswers = type === CommandType.ps || type === CommandType.flush;
+      const first = stateAnswers
+        ? await outputs.waitFor(completionOf(id))
+        : await h.probe.waitFor((r) => r.event?.data.commandId === id);
       const answer = await completed(id);
-      const elapsedMs = performance.now() - started;
       expect(answer.status).toBe(status);
       expect((answer.errors ?? []).map((e) => e.path)).toEqual(paths);
       expect(answer.processes).toEqual([]);
-      expect(elapsedMs).toBeLessThan(100);
+      expect(first.timestamp - sentAt).toBeLessThan(100);
     },
   );
 
@@ -186,7 +210,9 @@ describe('name patterns run in linear time', () => {
     ['(a)\\1', 400],
     ['a'.repeat(257), 400],
   ])('GET /v1/processes?name=%s answers %i in under 100 ms', async (pattern, status) => {
-    const url = `${await trio.stateUrl()}/v1/processes?session=${ctx.owned}&name=${encodeURIComponent(pattern)}`;
+    const base = `${await trio.stateUrl()}/v1/processes?session=${ctx.owned}`;
+    await (await fetch(base)).arrayBuffer(); // the connection, not the pattern, is not timed
+    const url = `${base}&name=${encodeURIComponent(pattern)}`;
     const started = performance.now();
     const response = await fetch(url);
     const elapsedMs = performance.now() - started;
@@ -219,12 +245,13 @@ describe('ps over 20,000 processes', () => {
     const listed = await client.ps({ session }, { timeoutMs: 120_000 });
     expect(listed).toHaveLength(20_000);
     expect(new Set(listed.map((p) => p.uuid)).size).toBe(20_000);
-    const pages = outputs.records.filter(
-      (r) =>
-        r.event?.type === 'daq.kpm.command.completed.v1' &&
-        r.event.data.commandType === CommandType.ps &&
-        r.event.data.session === session,
-    );
+    const isPage = (r: ProbedRecord) =>
+      r.event?.type === 'daq.kpm.command.completed.v1' &&
+      r.event.data.commandType === CommandType.ps &&
+      r.event.data.session === session;
+    // The client has read every page; wait until the probe has too.
+    await outputs.waitFor(() => outputs.records.filter(isPage).length >= 20, 60_000);
+    const pages = outputs.records.filter(isPage);
     expect(pages.length).toBe(20);
     for (const page of pages) expect(page.value!.length).toBeLessThan(MAX_RECORD_BYTES);
   });

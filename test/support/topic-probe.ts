@@ -8,6 +8,8 @@ export interface ProbedRecord {
   offset: string;
   key: string | null;
   value: Buffer | null;
+  /** The record's timestamp (ms since the epoch, as its producer set it). */
+  timestamp: number;
   event?: CloudEvent<Record<string, unknown>>;
 }
 
@@ -42,6 +44,7 @@ export class TopicProbe {
           offset: message.offset,
           key: message.key?.toString() ?? null,
           value: message.value,
+          timestamp: Number(message.timestamp),
           event: tryParse(message.value),
         });
         for (const wake of this.waiters) wake();
