@@ -100,11 +100,27 @@ function processErrors(
       message: `${JSON.stringify(spec.name)} is already running in session ${JSON.stringify(input.session)} (uuid ${taken.uuid ?? 'unknown'}); kill it first or choose another name`,
     });
   }
+  errors.push(...uuidErrors(at, process, input));
+  errors.push(...imageErrors(at, spec, policy));
+  if (spec.env?.USER !== undefined && spec.env.USER !== input.user) {
+    errors.push({
+      path: `${at}.env`,
+      message: `USER is set by kpm to the command's user ${JSON.stringify(input.user)}, not ${JSON.stringify(spec.env.USER)}`,
+    });
+  }
+  errors.push(...reservedKeyErrors(at, spec, policy));
+  errors.push(...specPolicyErrors(at, spec, policy.pod));
+  return errors;
+}
+
+/** A uuid given twice, owned by another process of the session, or used in another session. */
+function uuidErrors(at: string, process: PlannedProcess, input: BootInput): FieldError[] {
+  const errors: FieldError[] = [];
   const twin = input.processes.find((p) => p.uuid === process.uuid && p.index < process.index);
   if (twin) {
     errors.push({ path: `${at}.uuid`, message: `duplicate uuid (also processes[${twin.index}])` });
   }
-  const owner = input.existing.find((e) => e.uuid === process.uuid && e.name !== spec.name);
+  const owner = input.existing.find((e) => e.uuid === process.uuid && e.name !== process.spec.name);
   if (owner) {
     errors.push({
       path: `${at}.uuid`,
@@ -120,15 +136,6 @@ function processErrors(
       message: `uuid ${process.uuid} is already used by process ${JSON.stringify(other.name)} in session ${JSON.stringify(other.session)}`,
     });
   }
-  errors.push(...imageErrors(at, spec, policy));
-  if (spec.env?.USER !== undefined && spec.env.USER !== input.user) {
-    errors.push({
-      path: `${at}.env`,
-      message: `USER is set by kpm to the command's user ${JSON.stringify(input.user)}, not ${JSON.stringify(spec.env.USER)}`,
-    });
-  }
-  errors.push(...reservedKeyErrors(at, spec, policy));
-  errors.push(...specPolicyErrors(at, spec, policy.pod));
   return errors;
 }
 
