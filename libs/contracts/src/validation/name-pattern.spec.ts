@@ -24,8 +24,9 @@ describe('name patterns (RE2 syntax, linear time)', () => {
     ['(?=a)b', 'unsupported Perl syntax'],
     ['(?<!a)b', 'invalid named capture'],
     ['(', 'missing closing )'],
-    ['a{1001}', 'invalid repeat count'],
-    ['(.{0,1000}){0,1000}', 'expression too large'],
+    ['a{101}', 'repeats {101} times, at most {100} are allowed'],
+    ['(.*){1,1000}[bc]', 'repeats {1000} times'],
+    ['((a{10}){10}){11}', 'invalid repeat count'],
     ['a'.repeat(MAX_REGEX_LENGTH + 1), `at most ${MAX_REGEX_LENGTH}`],
   ])('refuses %s (%s)', (pattern, why) => {
     expect(namePatternError(pattern)).toContain(why);
@@ -39,7 +40,7 @@ describe('name patterns (RE2 syntax, linear time)', () => {
     ['polynomial', '[^!]*'.repeat(10) + '!', 'a'.repeat(LONGEST_NAME)],
     ['exponential', '(a+)+$', 'a'.repeat(LONGEST_NAME - 1) + '!'],
     ['alternation', '(a|aa)+$', 'a'.repeat(LONGEST_NAME - 1) + '!'],
-    ['nested quantifiers', '(.*){1,1000}[bc]', 'a'.repeat(LONGEST_NAME)],
+    ['nested quantifiers', '(.*){1,100}[bc]', 'a'.repeat(LONGEST_NAME)],
   ])('answers a %s pattern in under 100 ms on the longest name', (_, pattern, name) => {
     const started = performance.now();
     const compiled = compileNamePattern(pattern);

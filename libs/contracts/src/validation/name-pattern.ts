@@ -11,6 +11,12 @@
 import { RE2JS } from 're2js';
 
 export const MAX_REGEX_LENGTH = 256;
+/**
+ * RE2 allows counts up to 1000, but `{n}` copies its operand n times and compiling a thousand
+ * copies takes a sizeable fraction of a second; kpm's names are at most 63 characters anyway.
+ */
+export const MAX_REPEAT_COUNT = 100;
+const REPEAT = /\{(\d+)(?:,(\d*))?\}/g;
 
 /** A compiled pattern; `test` searches it anywhere in the name, like drunc's `re.search`. */
 export interface NamePattern {
@@ -26,6 +32,11 @@ export function compileNamePattern(pattern: string): CompiledNamePattern {
     const reason = `is ${pattern.length} characters long, at most ${MAX_REGEX_LENGTH} are allowed`;
     return { ok: false, reason };
   }
+  const count = largestRepeatCount(pattern);
+  if (count > MAX_REPEAT_COUNT) {
+    const reason = `repeats {${count}} times, at most {${MAX_REPEAT_COUNT}} are allowed`;
+    return { ok: false, reason };
+  }
   try {
     const compiled = RE2JS.compile(pattern);
     return { ok: true, pattern: { test: (name) => compiled.test(name) } };
@@ -33,6 +44,15 @@ export function compileNamePattern(pattern: string): CompiledNamePattern {
     const reason = `is not valid RE2 syntax (no backreferences or lookaround): ${(error as Error).message}`;
     return { ok: false, reason };
   }
+}
+
+/** The largest count of a `{n}`, `{n,}` or `{n,m}` in the pattern (0 if none). */
+function largestRepeatCount(pattern: string): number {
+  let largest = 0;
+  for (const [, low, high] of pattern.matchAll(REPEAT)) {
+    largest = Math.max(largest, Number(low), high ? Number(high) : 0);
+  }
+  return largest;
 }
 
 /** Why a pattern is refused, or `undefined` when it is accepted. */
