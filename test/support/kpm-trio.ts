@@ -28,9 +28,9 @@ export class KpmTrio {
     return new KpmTrio(h, [state, watcher]);
   }
 
-  /** The state service's HTTP address (its API and dashboard). */
-  stateUrl(): Promise<string> {
-    return this.apps[0].getUrl();
+  /** The state service's HTTP address (its API and dashboard), e.g. `http://127.0.0.1:41234`. */
+  async stateUrl(): Promise<string> {
+    return (await this.apps[0].getUrl()).replace('[::1]', '127.0.0.1');
   }
 
   get prefix(): string {

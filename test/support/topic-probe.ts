@@ -8,6 +8,8 @@ export interface ProbedRecord {
   offset: string;
   key: string | null;
   value: Buffer | null;
+  /** The record's timestamp (ms since the epoch, as its producer set it). */
+  timestamp: number;
   event?: CloudEvent<Record<string, unknown>>;
   /** The record's CreateTime: when its producer sent it. */
   createdAtMs: number;
@@ -52,6 +54,7 @@ export class TopicProbe {
           offset: message.offset,
           key: message.key?.toString() ?? null,
           value: message.value,
+          timestamp: Number(message.timestamp),
           event: tryParse(message.value),
           createdAtMs: Number(message.timestamp),
           receivedAtMs: Date.now(),

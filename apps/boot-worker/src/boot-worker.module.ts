@@ -47,7 +47,7 @@ export class BootWorkerModule {
           deadLetters: app.get(KafkaDeadLetterSink),
           maxRecordBytes: settings.kafka.maxRecordBytes,
           consumers: settings.kafka.partitions,
-          onReady: () => readiness.set('kafka-consumer', true),
+          onHealth: ({ ready, detail }) => readiness.set('kafka-consumer', ready, detail),
         }),
     };
   }

@@ -61,6 +61,16 @@ export class Cluster {
     return pods.flatMap((pod) => processPodOf(pod, this.labels) ?? []);
   }
 
+  /** kpm's processes in any session that carry one of `uuids`. */
+  async processesWithUuids(uuids: readonly string[]): Promise<ProcessPod[]> {
+    const found: ProcessPod[] = [];
+    for (let i = 0; i < uuids.length; i += 100) {
+      const pods = await this.pods.listWithUuids(uuids.slice(i, i + 100));
+      found.push(...pods.flatMap((pod) => processPodOf(pod, this.labels) ?? []));
+    }
+    return found;
+  }
+
   /** Waits until the pods have ended or are gone; the uids still running when it gave up. */
   async waitEnded(
     pods: readonly V1Pod[],

@@ -1,4 +1,9 @@
-import type { CoreV1Api, V1Namespace } from '@kubernetes/client-node';
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type CoreV1Api,
+  type V1Namespace,
+} from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
 import { createOrExisting, deleteIfSame } from './guarded-calls';
 import { failureOf } from './kube-errors';
@@ -41,6 +46,20 @@ export class NamespaceGateway {
     return createOrExisting(
       () => this.core.createNamespace({ body }),
       () => this.read(name),
+      this.retry,
+    );
+  }
+
+  /** Sets labels on a namespace of kpm's (a merge patch); another's is left alone. */
+  async setLabels(namespace: V1Namespace, labels: Record<string, string>): Promise<V1Namespace> {
+    const name = namespace.metadata?.name;
+    if (!name || !this.labels.isOurs(namespace.metadata?.labels)) return namespace;
+    return withKubeRetry(
+      () =>
+        this.core.patchNamespace(
+          { name, body: { metadata: { labels } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
       this.retry,
     );
   }

@@ -14,7 +14,7 @@ import { StopRequested, type CommandContext } from '../commands/command-context'
 import { FactBatcher, type FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { bootFailedFact, bootOutcomeFact } from '../facts/boot-outcome';
-import { validateBoot } from './boot-validator';
+import { bootPolicyOf, validateBoot } from './boot-validator';
 import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext, PodBuilder } from './pod-builder';
 import { isAlive } from './pod-state';
@@ -48,14 +48,18 @@ export class BootHandler {
     return [];
   }
 
-  /** The checks against the session's state and the configuration. */
+  /**
+   * The checks against the cluster's state and the configuration. A uuid the client chose is
+   * looked up in every session: the state and the watcher key processes by uuid alone.
+   */
   private async validate(
-    { session, user }: BootCommand,
+    { session, user, processes: specs }: BootCommand,
     processes: PlannedProcess[],
     namespace: V1Namespace | undefined,
   ): Promise<FieldError[]> {
     const existing = namespace ? await this.cluster.processes(session) : [];
-    const pm = this.settings.podManagement;
+    const chosen = specs.flatMap((spec) => (spec.uuid ? [spec.uuid] : []));
+    const elsewhere = await this.cluster.processesWithUuids(chosen);
     return validateBoot(
       {
         session,
@@ -67,13 +71,14 @@ export class BootHandler {
           uuid: p.uuid,
           alive: isAlive(p.pod, this.cluster.fatal),
         })),
+        elsewhere: elsewhere.map((p) => ({
+          name: p.name,
+          uuid: p.uuid,
+          session: p.session,
+          alive: isAlive(p.pod, this.cluster.fatal),
+        })),
       },
-      {
-        labels: this.cluster.labels,
-        allowedImages: pm.allowedImages,
-        defaultImage: pm.image,
-        allowPrivileged: pm.allowPrivileged,
-      },
+      bootPolicyOf(this.settings, this.cluster.labels),
     );
   }
 
@@ -112,7 +117,9 @@ export class BootHandler {
       onFlush: () => void context.heartbeat().catch(() => undefined),
     });
     try {
-      const unusable = await this.sessions.prepare(namespace, session, user, context.signal);
+      const hostAccess = processes.some((p) => this.builder.needsHostAccess(p, user));
+      const level = hostAccess ? 'privileged' : 'baseline';
+      const unusable = await this.sessions.prepare(namespace, session, user, context.signal, level);
       if (unusable) {
         for (const p of processes)
           batcher.add(this.failed(p, bootContext, context.subject, unusable));

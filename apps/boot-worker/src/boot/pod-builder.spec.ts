@@ -123,14 +123,34 @@ describe('PodBuilder', () => {
     expect(rootPod.metadata!.labels!['role.drunc.daq']).toBe('root-controller');
   });
 
-  it('makes a privileged container only when asked', () => {
-    expect(container.securityContext).toBeUndefined();
-    const [asking] = planProcesses('cmd-2', [
-      { ...readout.spec, uuid: undefined, annotations: { 'drunc.daq/privileged': 'true' } },
-    ]);
-    expect(builder().pod(asking, context, {}).spec!.containers[0].securityContext).toEqual({
-      privileged: true,
+  it('runs every container unprivileged by default: no escalation, no capabilities, RuntimeDefault seccomp', () => {
+    expect(container.securityContext).toEqual({
+      privileged: false,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
     });
+    expect(pod.spec!.securityContext).toEqual({ seccompProfile: { type: 'RuntimeDefault' } });
+    const netAdmin = builder({ KPM_ALLOWED_CAPABILITIES: 'NET_ADMIN' }).pod(readout, context, {});
+    expect(netAdmin.spec!.containers[0].securityContext!.capabilities).toEqual({
+      drop: ['ALL'],
+      add: ['NET_ADMIN'],
+    });
+  });
+
+  it.each([
+    ['asked and allowed', 'true', { KPM_ALLOW_PRIVILEGED: 'true' }, true],
+    ['asked, not allowed', 'true', {}, false],
+    ['allowed, not asked', 'false', { KPM_ALLOW_PRIVILEGED: 'true' }, false],
+  ])('is privileged only when asked and allowed: %s', (_, ask, env, privileged) => {
+    const [asking] = planProcesses('cmd-2', [
+      { ...readout.spec, uuid: undefined, annotations: { 'drunc.daq/privileged': ask } },
+    ]);
+    const built = builder(env).pod(asking, context, {});
+    expect(built.spec!.containers[0].securityContext!.privileged).toBe(privileged);
+    expect(built.spec!.securityContext).toEqual(
+      privileged ? undefined : { seccompProfile: { type: 'RuntimeDefault' } },
+    );
   });
 
   it('builds a headless Service on the discovery port, owned by the pod', () => {

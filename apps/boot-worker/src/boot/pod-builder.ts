@@ -13,6 +13,7 @@ import type {
 import type { KpmSettings } from '@kpm/config';
 import type { KpmLabels } from '@kpm/kube';
 import type { PlannedProcess } from './planned-process';
+import { containerSecurityContext, podSecurityContext } from './pod-policy';
 import { bootScript } from './shell-command';
 
 export interface BootContext {
@@ -63,6 +64,9 @@ export class PodBuilder {
 
   pod(process: PlannedProcess, context: BootContext, placement: PodPlacement): V1Pod {
     const { spec } = process;
+    // The validator refused the ask without permission; the builder checks again all the same.
+    const privileged =
+      asksPrivileged(process, this.labels) && this.settings.podManagement.allowPrivileged;
     const { volumes, mounts } = this.mounts(process, context.user);
     const container: V1Container = {
       name: spec.name,
@@ -78,7 +82,7 @@ export class PodBuilder {
       lifecycle: PRE_STOP_ROLES.has(process.role)
         ? { preStop: { exec: { command: ['/bin/sh', '-c', 'kill -QUIT 1'] } } }
         : undefined,
-      securityContext: asksPrivileged(process, this.labels) ? { privileged: true } : undefined,
+      securityContext: containerSecurityContext(privileged, this.settings.podManagement),
     };
     return {
       apiVersion: 'v1',
@@ -96,6 +100,7 @@ export class PodBuilder {
       },
       spec: {
         restartPolicy: 'Never',
+        securityContext: podSecurityContext(privileged),
         terminationGracePeriodSeconds: this.settings.podManagement.killTimeoutSeconds,
         containers: [container],
         volumes: volumes.length > 0 ? volumes : undefined,
@@ -105,6 +110,13 @@ export class PodBuilder {
           : undefined,
       },
     };
+  }
+
+  /** The pod mounts a host path or runs privileged: what Pod Security `baseline` forbids. */
+  needsHostAccess(process: PlannedProcess, user: string): boolean {
+    const privileged =
+      asksPrivileged(process, this.labels) && this.settings.podManagement.allowPrivileged;
+    return privileged || this.mounts(process, user).volumes.length > 0;
   }
 
   /** The headless Service for drunc's discovery, owned by `pod` so it goes with it. */

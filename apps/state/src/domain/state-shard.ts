@@ -128,5 +128,17 @@ function tableCommand(
   event: KpmEvent<typeof CommandType.ps | typeof CommandType.flush>,
   time: number,
 ): TableCommand {
-  return { commandId: event.id, session: event.subject ?? '', query: event.data.query, time };
+  const command = {
+    commandId: event.id,
+    session: event.subject ?? '',
+    query: event.data.query,
+    time,
+  };
+  if (event.type !== CommandType.ps) return command;
+  const { limit, cursor } = event.data;
+  return {
+    ...command,
+    ...(typeof limit === 'number' ? { limit } : {}),
+    ...(cursor ? { cursor } : {}),
+  };
 }

@@ -22,7 +22,7 @@ export class ShardInput {
   /** The shard's effects; dead letters go to `out`. */
   apply(shard: StateShard, record: InboundRecord, out: TransactionalRecord[]): Effect[] {
     const { maxRecordBytes: maxBytes, topicPrefix } = this.settings.kafka;
-    const parsed = parseRecord(record.value, { topic: record.topic, maxBytes });
+    const parsed = parseRecord(record.value, { topic: record.topic, maxBytes, key: record.key });
     if (parsed.ok) return shard.apply(parsed.event, timeOf(parsed.event.time, record));
     if (record.topic === topicName('commands', topicPrefix)) {
       if (parsed.kind === 'not-a-cloudevent') return [];

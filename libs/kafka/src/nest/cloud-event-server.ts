@@ -4,6 +4,7 @@ import type { KafkaClient } from '../kafka-client';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { parseRecord, type FieldError } from '@kpm/contracts';
 import { ConsumerRunner, type ConsumerRunnerOptions, type RecordContext } from '../consumer-runner';
+import type { ConsumerHealthReport } from '../consumer-health';
 import type { DeadLetterSink } from '../dead-letter-sink';
 import type { InboundRecord } from '../inbound-record';
 import { PoisonRecordError } from '../poison-record';
@@ -30,6 +31,11 @@ export interface CloudEventServerOptions {
   >;
   /** Reported when the consumer is in its group and fetching; feeds /readyz. */
   onReady?: () => void;
+  /**
+   * The consumers' health whenever it changes: ready when every consumer is in the group and
+   * none is crashing or stuck on a partition; else the detail names the partition and why.
+   */
+  onHealth?: (report: ConsumerHealthReport) => void;
   /**
    * Consumers of the group in this process (default 1). kafkajs fetches from a broker again only
    * once every batch of the last fetch was handled, so one long handler (a 1000-process boot, a
@@ -86,8 +92,20 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
       deadLetters,
       handle: (record, context) => this.dispatch(record, context),
       logger: this.logger,
+      onHealth: () => this.reportHealth(),
       ...runner,
     });
+  }
+
+  /** One report for all consumers: the problems of each, or ready. */
+  private reportHealth(): void {
+    const reports = this.runners.map((r) => r.health.report());
+    const problems = [...new Set(reports.filter((r) => !r.ready).map((r) => r.detail))];
+    this.options.onHealth?.(
+      problems.length === 0
+        ? { ready: reports.length > 0, detail: 'consuming' }
+        : { ready: false, detail: problems.join('; ') },
+    );
   }
 
   on(): never {
@@ -102,6 +120,7 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
     const parsed = parseRecord(record.value, {
       maxBytes: this.options.maxRecordBytes,
       topic: record.topic,
+      key: record.key,
     });
     const rpcContext = new KafkaEventContext([record, context]);
     if (parsed.ok) {
