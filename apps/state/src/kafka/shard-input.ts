@@ -1,7 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { parseRecord, topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import { deadLetterRecord, type InboundRecord, type TransactionalRecord } from '@kpm/kafka';
+import {
+  commandRoute,
+  deadLetterRecord,
+  forwardedCommand,
+  type InboundRecord,
+  type TransactionalRecord,
+} from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
 import { timeOf } from './fact-time';
@@ -9,7 +15,9 @@ import { timeOf } from './fact-time';
 /**
  * Feeds one consumed record to its shard. A record state cannot read is dead-lettered in the
  * same transaction, except commands: those are the boot-worker's to reject or dead-letter, state
- * only says it saw them.
+ * only says it saw them. A command on another partition than its session's (a client with
+ * another partitioner) is forwarded there unchanged, in the same transaction as the offset that
+ * consumed it: exactly once (docs/design.md §9.6).
  */
 export class ShardInput {
   private readonly logger = new Logger(ShardInput.name);
@@ -22,6 +30,7 @@ export class ShardInput {
   /** The shard's effects; dead letters go to `out`. */
   apply(shard: StateShard, record: InboundRecord, out: TransactionalRecord[]): Effect[] {
     const { maxRecordBytes: maxBytes, topicPrefix } = this.settings.kafka;
+    if (this.forwardedElsewhere(record, out)) return [];
     const parsed = parseRecord(record.value, { topic: record.topic, maxBytes });
     if (parsed.ok) return shard.apply(parsed.event, timeOf(parsed.event.time, record));
     if (record.topic === topicName('commands', topicPrefix)) {
@@ -39,5 +48,18 @@ export class ShardInput {
       ...deadLetterRecord(record, reason, errors, this.groupId),
     });
     return [];
+  }
+
+  /** A misrouted command goes to `out`, for its session's partition; true if it was. */
+  private forwardedElsewhere(record: InboundRecord, out: TransactionalRecord[]): boolean {
+    const { topicPrefix, partitions } = this.settings.kafka;
+    if (record.topic !== topicName('commands', topicPrefix)) return false;
+    const route = commandRoute(record, partitions);
+    if (route.routed) return false;
+    this.logger.log(
+      `forwarding ${record.topic}[${record.partition}]@${record.offset}: ${route.reason}`,
+    );
+    out.push(forwardedCommand(record, route));
+    return true;
   }
 }
