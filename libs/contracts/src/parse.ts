@@ -13,6 +13,7 @@ import {
   EXTENSION_ATTRIBUTE,
   REQUIRED_ATTRIBUTES,
 } from './envelope';
+import { BINARY_ATTRIBUTE_PREFIX, binaryModeEvent, isBinaryMode } from './binary-mode';
 import { isEventType, typeEntry, typesOfTopic, type KpmEvent, type TypeEntry } from './registry';
 import { MAX_RECORD_BYTES, TOPIC_IDS } from './topics';
 import { validateData, type FieldError, type Validated } from './validation/validate';
@@ -37,6 +38,8 @@ export interface ParseOptions {
   topic?: string;
   /** Larger records are `invalid` at path `(record)`; default {@link MAX_RECORD_BYTES}. */
   maxBytes?: number;
+  /** The record's headers: with `ce_` attribute headers the record is in binary mode. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** The context attributes kpm knows; other top-level names must be extension attributes. */
@@ -53,26 +56,29 @@ const ATTRIBUTES = new Set([
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function parseRecord(value: Buffer | null, options: ParseOptions = {}): ParseResult {
-  if (value === null) return notCloudEvent('the record has no value (a tombstone)');
-  const read = readEnvelope(value);
+  const read = isBinaryMode(options.headers)
+    ? readBinaryEnvelope(value, options.headers!)
+    : readStructuredEnvelope(value);
   if (!read.ok) return notCloudEvent(read.reason);
   const { raw, envelope } = read;
   const maxBytes = options.maxBytes ?? MAX_RECORD_BYTES;
-  if (value.length > maxBytes) {
-    const message = `is ${value.length} bytes, at most ${maxBytes} are accepted`;
+  const bytes = value?.length ?? 0;
+  if (bytes > maxBytes) {
+    const message = `is ${bytes} bytes, at most ${maxBytes} are accepted`;
     return invalid(envelope, [{ path: '(record)', message }]);
   }
-  const data = checkEvent(raw, envelope.subject, options);
+  const data = checkEvent(raw, envelope.subject, options, read.dataError);
   if (!data.ok) return invalid(envelope, data.errors);
   return { ok: true, event: { ...raw, data: data.value } as KpmEvent };
 }
 
 type ReadEnvelope =
-  | { ok: true; raw: Record<string, unknown>; envelope: EnvelopeSummary }
+  | { ok: true; raw: Record<string, unknown>; envelope: EnvelopeSummary; dataError?: string }
   | { ok: false; reason: string };
 
-/** A JSON object with CloudEvents' required attributes, in a version kpm speaks. */
-function readEnvelope(value: Buffer): ReadEnvelope {
+/** Structured mode: the value is one JSON object holding the attributes and `data`. */
+function readStructuredEnvelope(value: Buffer | null): ReadEnvelope {
+  if (value === null) return { ok: false, reason: 'the record has no value (a tombstone)' };
   let json: unknown;
   try {
     json = JSON.parse(utf8.decode(value));
@@ -83,11 +89,30 @@ function readEnvelope(value: Buffer): ReadEnvelope {
     const kind = Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json;
     return { ok: false, reason: `not a JSON object but ${kind}` };
   }
-  const raw = json as Record<string, unknown>;
+  return envelopeOf(json as Record<string, unknown>, (name) => `"${name}"`);
+}
+
+/** Binary mode: attributes in `ce_` headers, the value is the data. */
+function readBinaryEnvelope(
+  value: Buffer | null,
+  headers: Readonly<Record<string, string>>,
+): ReadEnvelope {
+  const { raw, dataError } = binaryModeEvent(value, headers);
+  const read = envelopeOf(raw, (name) => `"${name}" (header ${BINARY_ATTRIBUTE_PREFIX}${name})`);
+  return read.ok && dataError !== undefined ? { ...read, dataError } : read;
+}
+
+/** CloudEvents' required attributes, in a version kpm speaks. */
+function envelopeOf(
+  raw: Record<string, unknown>,
+  attribute: (name: string) => string,
+): ReadEnvelope {
   const missing = REQUIRED_ATTRIBUTES.find(
     (name) => typeof raw[name] !== 'string' || raw[name] === '',
   );
-  if (missing) return { ok: false, reason: `missing the CloudEvents attribute "${missing}"` };
+  if (missing) {
+    return { ok: false, reason: `missing the CloudEvents attribute ${attribute(missing)}` };
+  }
   if (raw.specversion !== CLOUDEVENTS_SPEC_VERSION) {
     const version = JSON.stringify(raw.specversion);
     return { ok: false, reason: `CloudEvents specversion ${version} is not supported (only 1.0)` };
@@ -106,6 +131,7 @@ function checkEvent(
   raw: Record<string, unknown>,
   subject: string | undefined,
   options: ParseOptions,
+  dataError?: string,
 ): Validated<object> {
   const type = raw.type as string;
   const errors = [...attributeErrors(raw), ...typeErrors(type, options)];
@@ -117,7 +143,10 @@ function checkEvent(
       message: 'is required: it is the session (and the record key)',
     });
   }
-  const data = dataOf(entry, raw);
+  const data: Validated<object> =
+    dataError === undefined
+      ? dataOf(entry, raw)
+      : { ok: false, errors: [{ path: 'data', message: dataError }] };
   if (!data.ok) return { ok: false, errors: [...errors, ...data.errors] };
   if (errors.length === 0) errors.push(...subjectErrors(entry, subject, data.value));
   return errors.length === 0 ? data : { ok: false, errors };

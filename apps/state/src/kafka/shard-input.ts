@@ -31,7 +31,11 @@ export class ShardInput {
   apply(shard: StateShard, record: InboundRecord, out: TransactionalRecord[]): Effect[] {
     const { maxRecordBytes: maxBytes, topicPrefix } = this.settings.kafka;
     if (this.forwardedElsewhere(record, out)) return [];
-    const parsed = parseRecord(record.value, { topic: record.topic, maxBytes });
+    const parsed = parseRecord(record.value, {
+      topic: record.topic,
+      maxBytes,
+      headers: record.headers,
+    });
     if (parsed.ok) return shard.apply(parsed.event, timeOf(parsed.event.time, record));
     if (record.topic === topicName('commands', topicPrefix)) {
       if (parsed.kind === 'not-a-cloudevent') return [];

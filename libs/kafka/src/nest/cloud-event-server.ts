@@ -115,6 +115,7 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
     const parsed = parseRecord(record.value, {
       maxBytes: this.options.maxRecordBytes,
       topic: record.topic,
+      headers: record.headers,
     });
     const rpcContext = new KafkaEventContext([record, context]);
     if (parsed.ok) {
