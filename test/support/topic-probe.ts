@@ -8,6 +8,7 @@ export interface ProbedRecord {
   offset: string;
   key: string | null;
   value: Buffer | null;
+  headers: Record<string, string>;
   event?: CloudEvent<Record<string, unknown>>;
 }
 
@@ -42,6 +43,9 @@ export class TopicProbe {
           offset: message.offset,
           key: message.key?.toString() ?? null,
           value: message.value,
+          headers: Object.fromEntries(
+            Object.entries(message.headers ?? {}).map(([name, v]) => [name, String(v)]),
+          ),
           event: tryParse(message.value),
         });
         for (const wake of this.waiters) wake();

@@ -4,6 +4,7 @@
  */
 import 'reflect-metadata';
 
+export * from './binary-mode';
 export * from './build';
 export * from './command-name';
 export * from './commands';
