@@ -44,7 +44,9 @@ export class RestartHandler {
     const { labels, records } = this.cluster;
     const [record] = await records.list(restartLabel(labels, context.commandId));
     const recorded = record && targetOf(record, labels);
-    const found = recorded ? await this.fromRecord(recorded) : await this.fromQuery(command);
+    const found = recorded
+      ? await this.fromRecord(recorded)
+      : await this.fromQuery(command, context.subject);
     if (!found.ok) return found.errors;
     const { target, old } = found;
     const request: KillRequest = { kind: 'restart', session: target.session };
@@ -67,8 +69,8 @@ export class RestartHandler {
     return { ok: true, target, old };
   }
 
-  private async fromQuery(command: RestartCommand): Promise<Found> {
-    const one = await selectOne(this.cluster, command.query, 'restart');
+  private async fromQuery(command: RestartCommand, subject: string): Promise<Found> {
+    const one = await selectOne(this.cluster, command.query, 'restart', subject);
     if (!one.ok) return one;
     const target = this.targetFrom(one.process);
     return target.ok ? { ok: true, target: target.target, old: one.process } : target;

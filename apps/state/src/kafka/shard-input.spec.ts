@@ -1,11 +1,13 @@
 import { CommandType, encodeEvent, EXAMPLE_EVENTS, type KpmEvent } from '@kpm/contracts';
 import { loadSettings } from '@kpm/config';
 import {
+  deadLetterRecord,
   FORWARDED_FROM_HEADER,
   sessionPartition,
   type InboundRecord,
   type TransactionalRecord,
 } from '@kpm/kafka';
+import type { Effect } from '../domain/effects';
 import { StateShard } from '../domain/state-shard';
 import { ShardInput } from './shard-input';
 
@@ -67,5 +69,63 @@ describe('ShardInput: commands on another partition than their session’s', () 
         headers: { ...record.headers, [FORWARDED_FROM_HEADER]: `${arrived}/41` },
       },
     ]);
+  });
+});
+
+describe('ShardInput: dead letters of commands the boot-worker gave up on', () => {
+  const boot = EXAMPLE_EVENTS[CommandType.boot];
+  const home = sessionPartition(boot.subject!, PARTITIONS);
+  const reason = 'handler failed after 8 attempts: connect ECONNREFUSED 127.0.0.1:6443';
+
+  function letterOf(source: InboundRecord, why = reason): InboundRecord {
+    const letter = deadLetterRecord(source, why, [], 'kpm-boot-worker');
+    return {
+      topic: 'kpm.dead-letters',
+      partition: home,
+      offset: '5',
+      key: letter.key,
+      value: Buffer.from(letter.value as Buffer),
+      headers: letter.headers ?? {},
+      timestamp: '0',
+    };
+  }
+
+  const completions = (effects: Effect[]) =>
+    effects.flatMap((e) => (e.kind === 'completion' ? [e.completion] : []));
+
+  it('completes the command as failed, saying why, once', () => {
+    const shard = new StateShard(Date.now);
+    const input = new ShardInput(settings, 'kpm-state');
+    const letter = letterOf(commandOn(home, boot));
+    const out: TransactionalRecord[] = [];
+    expect(completions(input.apply(shard, letter, out))).toEqual([
+      expect.objectContaining({
+        commandId: boot.id,
+        commandType: CommandType.boot,
+        session: boot.subject,
+        status: 'failed',
+        processes: [],
+        errors: [{ message: `the boot-worker gave up on it: ${reason}` }],
+      }),
+    ]);
+    expect(input.apply(shard, letter, out)).toEqual([]);
+    expect(out).toEqual([]);
+  });
+
+  const garbage: InboundRecord = { ...commandOn(home, boot), value: Buffer.from('{ nope') };
+  const fact: InboundRecord = { ...commandOn(home, boot), topic: 'kpm.process-events' };
+  it.each<[string, InboundRecord]>([
+    ['a command that was no CloudEvent', letterOf(garbage, 'not UTF-8 JSON')],
+    ['a fact state could not read', letterOf(fact, 'invalid CloudEvent')],
+    [
+      'a record on kpm.dead-letters that is no dead letter',
+      { ...letterOf(garbage), value: Buffer.from('x') },
+    ],
+  ])('leaves %s to operators: no completion, not dead-lettered again', (_, letter) => {
+    const out: TransactionalRecord[] = [];
+    expect(
+      new ShardInput(settings, 'kpm-state').apply(new StateShard(Date.now), letter, out),
+    ).toEqual([]);
+    expect(out).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import {
 } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
+import { abandonedCommandOf } from './abandoned-command';
 import { timeOf } from './fact-time';
 
 /**
@@ -17,7 +18,8 @@ import { timeOf } from './fact-time';
  * same transaction, except commands: those are the boot-worker's to reject or dead-letter, state
  * only says it saw them. A command on another partition than its session's (a client with
  * another partitioner) is forwarded there unchanged, in the same transaction as the offset that
- * consumed it: exactly once (docs/design.md §9.6).
+ * consumed it: exactly once (docs/design.md §9.6). A dead letter of a valid command the
+ * boot-worker gave up on completes that command as failed.
  */
 export class ShardInput {
   private readonly logger = new Logger(ShardInput.name);
@@ -31,6 +33,11 @@ export class ShardInput {
   apply(shard: StateShard, record: InboundRecord, out: TransactionalRecord[]): Effect[] {
     const { maxRecordBytes: maxBytes, topicPrefix } = this.settings.kafka;
     if (this.forwardedElsewhere(record, out)) return [];
+    if (record.topic === topicName('dead-letters', topicPrefix)) {
+      // Never dead-lettered again: a dead letter state cannot use is left to operators.
+      const given = abandonedCommandOf(record, topicPrefix, maxBytes);
+      return given ? shard.abandonedCommand(given.abandoned, given.session, given.time) : [];
+    }
     const parsed = parseRecord(record.value, {
       topic: record.topic,
       maxBytes,
