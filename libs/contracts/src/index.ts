@@ -18,6 +18,7 @@ export * from './parse';
 export * from './registry';
 export * from './roles';
 export * from './topics';
+export * from './trace-context';
 export { unsafeRegexReason, MAX_REGEX_LENGTH, MAX_REPETITIONS } from './validation/safe-regex';
 export { unsafePathReason } from './validation/rules';
 export {

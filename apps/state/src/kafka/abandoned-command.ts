@@ -4,7 +4,13 @@
  * command as `failed`, so every command gets its one completion. Dead letters of anything else
  * (records that were no CloudEvent, facts) are for operators only.
  */
-import { DeadLetterType, parseRecord, topicName, type KpmEvent } from '@kpm/contracts';
+import {
+  DeadLetterType,
+  parseRecord,
+  topicName,
+  traceparentOf,
+  type KpmEvent,
+} from '@kpm/contracts';
 import type { InboundRecord } from '@kpm/kafka';
 import type { AbandonedCommand } from '../domain/answered-commands';
 import { timeOf } from './fact-time';
@@ -13,6 +19,7 @@ export interface AbandonedCommandRecord {
   abandoned: AbandonedCommand;
   session: string;
   time: number;
+  traceparent?: string;
 }
 
 export function abandonedCommandOf(
@@ -36,5 +43,6 @@ export function abandonedCommandOf(
     abandoned: { commandId: event.id, commandType: event.type, reason },
     session: event.subject ?? record.key ?? '',
     time: timeOf(letter.event.time, record),
+    traceparent: traceparentOf(event),
   };
 }

@@ -37,7 +37,7 @@ describe('ShardInput: commands on another partition than their session’s', () 
   ])('%s on its session’s partition is answered there, nothing forwarded', (_, event) => {
     const home = sessionPartition(event.subject!, PARTITIONS);
     const out: TransactionalRecord[] = [];
-    const effects = new ShardInput(settings, 'kpm-state').apply(
+    const { effects } = new ShardInput(settings, 'kpm-state').apply(
       new StateShard(Date.now),
       commandOn(home, event),
       out,
@@ -54,7 +54,7 @@ describe('ShardInput: commands on another partition than their session’s', () 
     const arrived = (home + 1) % PARTITIONS;
     const record = commandOn(arrived, event);
     const out: TransactionalRecord[] = [];
-    const effects = new ShardInput(settings, 'kpm-state').apply(
+    const { effects } = new ShardInput(settings, 'kpm-state').apply(
       new StateShard(Date.now),
       record,
       out,
@@ -98,7 +98,7 @@ describe('ShardInput: dead letters of commands the boot-worker gave up on', () =
     const input = new ShardInput(settings, 'kpm-state');
     const letter = letterOf(commandOn(home, boot));
     const out: TransactionalRecord[] = [];
-    expect(completions(input.apply(shard, letter, out))).toEqual([
+    expect(completions(input.apply(shard, letter, out).effects)).toEqual([
       expect.objectContaining({
         commandId: boot.id,
         commandType: CommandType.boot,
@@ -108,7 +108,7 @@ describe('ShardInput: dead letters of commands the boot-worker gave up on', () =
         errors: [{ message: `the boot-worker gave up on it: ${reason}` }],
       }),
     ]);
-    expect(input.apply(shard, letter, out)).toEqual([]);
+    expect(input.apply(shard, letter, out)).toEqual({ effects: [] });
     expect(out).toEqual([]);
   });
 
@@ -125,7 +125,27 @@ describe('ShardInput: dead letters of commands the boot-worker gave up on', () =
     const out: TransactionalRecord[] = [];
     expect(
       new ShardInput(settings, 'kpm-state').apply(new StateShard(Date.now), letter, out),
-    ).toEqual([]);
+    ).toEqual({ effects: [] });
     expect(out).toEqual([]);
+  });
+});
+
+describe('ShardInput: the trace a record carries', () => {
+  const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  const ps = EXAMPLE_EVENTS[CommandType.ps];
+  const home = sessionPartition(ps.subject!, PARTITIONS);
+
+  it.each<[string, object, string | undefined]>([
+    ['a command with a traceparent', { ...ps, traceparent }, traceparent],
+    ['a command without', ps, undefined],
+    ['a command with a malformed one', { ...ps, traceparent: 'x' }, undefined],
+  ])('%s', (_, event, expected) => {
+    const step = new ShardInput(settings, 'kpm-state').apply(
+      new StateShard(Date.now),
+      commandOn(home, event as KpmEvent),
+      [],
+    );
+    expect(step.traceparent).toBe(expected);
+    expect(step.effects.length).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { parseRecord, topicName } from '@kpm/contracts';
+import { parseRecord, topicName, traceparentOf } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import {
   commandRoute,
@@ -21,6 +21,12 @@ import { timeOf } from './fact-time';
  * consumed it: exactly once (docs/design.md §9.6). A dead letter of a valid command the
  * boot-worker gave up on completes that command as failed.
  */
+/** What one record did to its shard: its effects, and the trace they carry (§3.4). */
+export interface ShardStep {
+  effects: Effect[];
+  traceparent?: string;
+}
+
 export class ShardInput {
   private readonly logger = new Logger(ShardInput.name);
 
@@ -29,36 +35,49 @@ export class ShardInput {
     private readonly groupId: string,
   ) {}
 
-  /** The shard's effects; dead letters go to `out`. */
-  apply(shard: StateShard, record: InboundRecord, out: TransactionalRecord[]): Effect[] {
+  /** The shard's effects and the trace they carry; dead letters and forwards go to `out`. */
+  apply(shard: StateShard, record: InboundRecord, out: TransactionalRecord[]): ShardStep {
     const { maxRecordBytes: maxBytes, topicPrefix } = this.settings.kafka;
-    if (this.forwardedElsewhere(record, out)) return [];
+    if (this.forwardedElsewhere(record, out)) return { effects: [] };
     if (record.topic === topicName('dead-letters', topicPrefix)) {
       // Never dead-lettered again: a dead letter state cannot use is left to operators.
       const given = abandonedCommandOf(record, topicPrefix, maxBytes);
-      return given ? shard.abandonedCommand(given.abandoned, given.session, given.time) : [];
+      if (!given) return { effects: [] };
+      const { abandoned, session, time, traceparent } = given;
+      return { effects: shard.abandonedCommand(abandoned, session, time), traceparent };
     }
     const parsed = parseRecord(record.value, {
       topic: record.topic,
       maxBytes,
       headers: record.headers,
     });
-    if (parsed.ok) return shard.apply(parsed.event, timeOf(parsed.event.time, record));
-    if (record.topic === topicName('commands', topicPrefix)) {
-      if (parsed.kind === 'not-a-cloudevent') return [];
-      const { id, type, subject } = parsed.envelope;
-      return shard.invalidCommand(id, type, subject ?? record.key ?? '');
+    if (parsed.ok) {
+      const effects = shard.apply(parsed.event, timeOf(parsed.event.time, record));
+      return { effects, traceparent: traceparentOf(parsed.event) };
     }
+    if (record.topic === topicName('commands', topicPrefix)) {
+      if (parsed.kind === 'not-a-cloudevent') return { effects: [] };
+      const { id, type, subject } = parsed.envelope;
+      return { effects: shard.invalidCommand(id, type, subject ?? record.key ?? '') };
+    }
+    out.push(this.deadLetter(record, parsed));
+    return { effects: [] };
+  }
+
+  /** A fact state cannot read, to `kpm.dead-letters` in the same transaction. */
+  private deadLetter(
+    record: InboundRecord,
+    parsed: Exclude<ReturnType<typeof parseRecord>, { ok: true }>,
+  ): TransactionalRecord {
     const reason = parsed.kind === 'not-a-cloudevent' ? parsed.reason : 'invalid CloudEvent';
     const errors = parsed.kind === 'invalid' ? parsed.errors : [];
     this.logger.warn(
       `dead-lettering ${record.topic}[${record.partition}]@${record.offset}: ${reason}`,
     );
-    out.push({
-      topic: topicName('dead-letters', topicPrefix),
+    return {
+      topic: topicName('dead-letters', this.settings.kafka.topicPrefix),
       ...deadLetterRecord(record, reason, errors, this.groupId),
-    });
-    return [];
+    };
   }
 
   /** A misrouted command goes to `out`, for its session's partition; true if it was. */

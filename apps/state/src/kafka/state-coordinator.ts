@@ -6,6 +6,7 @@
  * ProcessDirectory.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { withTrace } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import {
   type CommittedOffsets,
@@ -104,7 +105,9 @@ export class StateCoordinator implements PartitionStateHandler {
     if (!shard) throw new Error(`partition ${partition} is not restored`);
     const out: TransactionalRecord[] = [];
     for (const record of records) {
-      out.push(...this.publish(partition, this.input.apply(shard, record, out)));
+      const step = this.input.apply(shard, record, out);
+      // What a record causes carries its trace (docs/design.md §3.4).
+      out.push(...withTrace(step.traceparent, () => this.publish(partition, step.effects)));
     }
     this.timers.arm(partition);
     return out;
