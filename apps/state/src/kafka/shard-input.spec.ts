@@ -108,7 +108,7 @@ describe('ShardInput: dead letters of commands the boot-worker gave up on', () =
         errors: [{ message: `the boot-worker gave up on it: ${reason}` }],
       }),
     ]);
-    expect(input.apply(shard, letter, out)).toEqual({ effects: [] });
+    expect(input.apply(shard, letter, out).effects).toEqual([]);
     expect(out).toEqual([]);
   });
 

@@ -1,5 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { parseRecord, topicName, traceparentOf } from '@kpm/contracts';
+import {
+  CompletionType,
+  parseRecord,
+  topicName,
+  traceparentOf,
+  type KpmEvent,
+} from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import {
   commandRoute,
@@ -25,6 +31,8 @@ import { timeOf } from './fact-time';
 export interface ShardStep {
   effects: Effect[];
   traceparent?: string;
+  /** The command the record is or answers (a command's id, a fact's `commandId`). */
+  commandId?: string;
 }
 
 export class ShardInput {
@@ -44,7 +52,8 @@ export class ShardInput {
       const given = abandonedCommandOf(record, topicPrefix, maxBytes);
       if (!given) return { effects: [] };
       const { abandoned, session, time, traceparent } = given;
-      return { effects: shard.abandonedCommand(abandoned, session, time), traceparent };
+      const effects = shard.abandonedCommand(abandoned, session, time);
+      return { effects, traceparent, commandId: abandoned.commandId };
     }
     const parsed = parseRecord(record.value, {
       topic: record.topic,
@@ -52,8 +61,9 @@ export class ShardInput {
       headers: record.headers,
     });
     if (parsed.ok) {
-      const effects = shard.apply(parsed.event, timeOf(parsed.event.time, record));
-      return { effects, traceparent: traceparentOf(parsed.event) };
+      const { event } = parsed;
+      const effects = shard.apply(event, timeOf(event.time, record));
+      return { effects, traceparent: traceparentOf(event), commandId: commandIdOf(event) };
     }
     if (record.topic === topicName('commands', topicPrefix)) {
       if (parsed.kind === 'not-a-cloudevent') return { effects: [] };
@@ -92,4 +102,13 @@ export class ShardInput {
     out.push(forwardedCommand(record, route));
     return true;
   }
+}
+
+/** A command's own id, or the command a fact names. */
+function commandIdOf(event: KpmEvent): string | undefined {
+  if (event.type.startsWith('daq.kpm.command.') && event.type !== CompletionType.commandCompleted) {
+    return event.id;
+  }
+  const commandId = (event.data as { commandId?: unknown }).commandId;
+  return typeof commandId === 'string' ? commandId : undefined;
 }
