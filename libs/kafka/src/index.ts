@@ -20,3 +20,4 @@ export * from './positioned-reader';
 export * from './shared-admin';
 export * from './topic-follower';
 export * from './session-routing';
+export * from './broker-probe';
