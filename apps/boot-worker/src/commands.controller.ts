@@ -5,7 +5,7 @@ import {
   eventId,
   topicName,
   traceparentOf,
-  withTrace,
+  withCause,
   type FieldError,
   type KpmEvent,
 } from '@kpm/contracts';
@@ -35,8 +35,13 @@ export class CommandsController {
 
   @EventPattern(Object.values(CommandType))
   async received(@Payload() command: KpmEvent, @Ctx() context: KafkaEventContext): Promise<void> {
-    // Every record this command causes carries its trace (docs/design.md §3.4).
-    await withTrace(traceparentOf(command), () => this.carryOut(command, context));
+    // Every record this command causes carries its trace, every log its id (docs/design.md §3.4).
+    const cause = {
+      traceparent: traceparentOf(command),
+      commandId: command.id,
+      session: command.subject,
+    };
+    await withCause(cause, () => this.carryOut(command, context));
   }
 
   private async carryOut(command: KpmEvent, context: KafkaEventContext): Promise<void> {

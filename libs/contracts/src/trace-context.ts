@@ -9,16 +9,33 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** W3C Trace Context `traceparent`: version-traceid-parentid-flags, lower-case hex. */
 export const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
-const current = new AsyncLocalStorage<string | undefined>();
+/** The command a piece of work serves: its trace, and for JSON logs its id and session. */
+export interface Cause {
+  traceparent?: string;
+  commandId?: string;
+  session?: string;
+}
+
+const current = new AsyncLocalStorage<Cause>();
+
+/** Runs `work` on behalf of `cause`: its events carry the trace, its logs the command's fields. */
+export function withCause<T>(cause: Cause, work: () => T): T {
+  return current.run(cause, work);
+}
 
 /** Runs `work` with `traceparent` as the trace of every event built inside it. */
 export function withTrace<T>(traceparent: string | undefined, work: () => T): T {
-  return current.run(traceparent, work);
+  return current.run({ ...current.getStore(), traceparent }, work);
+}
+
+/** The cause of the work running now (empty outside any). */
+export function currentCause(): Cause {
+  return current.getStore() ?? {};
 }
 
 /** The trace of the work running now, if any. */
 export function currentTraceparent(): string | undefined {
-  return current.getStore();
+  return current.getStore()?.traceparent;
 }
 
 /** An event's `traceparent` extension, if it carries a valid one. */
