@@ -29,6 +29,7 @@ let h: KpmTrio;
 let producer: Producer;
 let completions: TopicProbe;
 let commands: TopicProbe;
+let caused: TopicProbe;
 
 beforeAll(async () => {
   h = await KpmTrio.start('routing', {
@@ -44,11 +45,18 @@ beforeAll(async () => {
   await producer.connect();
   completions = await new TopicProbe(brokers, [topicName('completions', h.prefix)]).start();
   commands = await new TopicProbe(brokers, [topicName('commands', h.prefix)]).start();
+  caused = await new TopicProbe(
+    brokers,
+    (['process-events', 'broadcast', 'terminations', 'processes'] as const).map((t) =>
+      topicName(t, h.prefix),
+    ),
+  ).start();
 }, 180_000);
 
 afterAll(async () => {
   await completions?.stop();
   await commands?.stop();
+  await caused?.stop();
   await producer?.disconnect();
   await h?.close();
 }, 180_000);
@@ -70,10 +78,18 @@ async function command(
   session: string,
   type: EventType,
   data: unknown,
+  traceparent?: string,
 ): Promise<CommandCompleted> {
   const id = randomUUID();
   const record = encodeEvent(
-    buildEvent({ type, id, source: '/kpm/test/routing', subject: session, data } as never),
+    buildEvent({
+      type,
+      id,
+      source: '/kpm/test/routing',
+      subject: session,
+      data,
+      traceparent,
+    } as never),
   );
   const partition =
     place === 'crc32' ? crc32Partition(session) : sessionPartition(session, PARTITIONS);
@@ -166,4 +182,102 @@ it('forwards each misrouted command once, with its id, to its session’s partit
   expect(forwarded.headers[FORWARDED_FROM_HEADER]).toMatch(new RegExp(`^${away}/\\d+$`));
   const answers = completions.records.filter((r) => r.event?.data.commandId === id);
   expect(answers.map((r) => r.partition)).toEqual([home]);
+});
+
+/** A boot in CloudEvents binary mode (ce_ headers, value = data) on the partition `place` gives. */
+async function binaryBoot(place: Place, session: string, traceparent: string) {
+  const id = randomUUID();
+  const data = { session, user: 'alice', processes: [app('root', '0'), app('ru-01', '0.1.1')] };
+  await producer.send({
+    topic: topicName('commands', h.prefix),
+    messages: [
+      {
+        key: session,
+        partition:
+          place === 'crc32' ? crc32Partition(session) : sessionPartition(session, PARTITIONS),
+        value: JSON.stringify(data),
+        headers: {
+          'content-type': 'application/json',
+          ce_specversion: '1.0',
+          ce_id: id,
+          ce_source: '/daq/python-component',
+          ce_type: CommandType.boot,
+          ce_subject: session,
+          ce_traceparent: traceparent,
+        },
+      },
+    ],
+  });
+  const done = await completions.waitFor((r) => r.event?.data.commandId === id, 90_000);
+  return { id, completion: done.event!.data as unknown as CommandCompleted, record: done };
+}
+
+it('completes a binary-mode boot written on the CRC32 partition; its trace is on every record it caused', async () => {
+  const session = disagreeingSession('trace');
+  const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  const { id, completion, record } = await binaryBoot('crc32', session, traceparent);
+  expect(completion.status).toBe('succeeded');
+  expect(completion.processes.map((p) => p.description.metadata.name).sort()).toEqual([
+    'root',
+    'ru-01',
+  ]);
+  const uuids = completion.processes.map((p) => p.uuid);
+  // The terminations carry the boot's trace (from the pods), the terminate's completion its own.
+  const terminateTrace = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  const terminated = await command(
+    'crc32',
+    session,
+    CommandType.terminate,
+    { session, user: 'alice' },
+    terminateTrace,
+  );
+  expect(terminated.status).toBe('succeeded');
+  const terminateCompletion = completions.records.find(
+    (r) => r.event?.data.commandId === terminated.commandId,
+  );
+  expect(terminateCompletion?.event?.traceparent).toBe(terminateTrace);
+  await caused.waitFor(
+    (r) =>
+      r.event?.data.broadcastType === 'COMMAND_EXECUTION_SUCCESS' &&
+      (r.event.data.data as { commandId?: string } | undefined)?.commandId === id,
+  );
+  for (const uuid of uuids) {
+    await caused.waitFor(
+      (r) => r.event?.type === 'daq.kpm.process.terminated.v1' && r.event.data.uuid === uuid,
+    );
+  }
+  const ofBoot = caused.records.filter((r) => {
+    const data = r.event?.data;
+    if (!data) return false;
+    if (r.event!.type === 'daq.kpm.process.terminated.v1')
+      return uuids.includes(data.uuid as string);
+    if (r.event!.type === 'daq.kpm.process.instance.v1')
+      return uuids.includes(data.uuid as string) && data.statusCode === 'RUNNING';
+    const commandId =
+      data.commandId ?? (data.data as { commandId?: string } | undefined)?.commandId;
+    return commandId === id;
+  });
+  const kinds = ofBoot.map((r) =>
+    r.event!.type === 'daq.kpm.broadcast.v1'
+      ? `broadcast ${String(r.event!.data.broadcastType)}`
+      : r.event!.type,
+  );
+  expect(new Set(kinds)).toEqual(
+    new Set([
+      'daq.kpm.boot.accepted.v1',
+      'daq.kpm.process.booted.v1',
+      'daq.kpm.process.instance.v1',
+      'daq.kpm.process.terminated.v1',
+      'broadcast COMMAND_RECEIVED',
+      'broadcast COMMAND_EXECUTION_START',
+      'broadcast COMMAND_EXECUTION_SUCCESS',
+    ]),
+  );
+  expect(
+    ofBoot
+      .filter((r) => r.event!.traceparent !== traceparent)
+      .map((r) => `${r.topic} ${r.event!.type}`),
+  ).toEqual([]);
+  expect(record.event!.traceparent).toBe(traceparent);
+  expect(record.headers['content-type']).toBe('application/cloudevents+json');
 });
