@@ -28,6 +28,11 @@ export class KpmTrio {
     return new KpmTrio(h, [state, watcher]);
   }
 
+  /** The state service's HTTP address (its API and dashboard). */
+  stateUrl(): Promise<string> {
+    return this.apps[0].getUrl();
+  }
+
   get prefix(): string {
     return this.harness.prefix;
   }

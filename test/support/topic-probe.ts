@@ -10,6 +10,10 @@ export interface ProbedRecord {
   value: Buffer | null;
   headers: Record<string, string>;
   event?: CloudEvent<Record<string, unknown>>;
+  /** The record's CreateTime: when its producer sent it. */
+  createdAtMs: number;
+  /** When the probe read it. */
+  receivedAtMs: number;
 }
 
 /**
@@ -19,6 +23,7 @@ export interface ProbedRecord {
 export class TopicProbe {
   readonly records: ProbedRecord[] = [];
   private readonly waiters = new Set<() => void>();
+  private readonly positions = new Set<string>();
   private consumer?: Consumer;
 
   constructor(
@@ -37,6 +42,11 @@ export class TopicProbe {
     await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
     await this.consumer.run({
       eachMessage: ({ topic, partition, message }) => {
+        // A rejoin after a coordinator failover re-reads from the last committed offset: keep
+        // each record of the topic once, so a duplicate seen here is a duplicate on the topic.
+        const position = `${topic}/${partition}/${message.offset}`;
+        if (this.positions.has(position)) return Promise.resolve();
+        this.positions.add(position);
         this.records.push({
           topic,
           partition,
@@ -47,6 +57,8 @@ export class TopicProbe {
             Object.entries(message.headers ?? {}).map(([name, v]) => [name, String(v)]),
           ),
           event: tryParse(message.value),
+          createdAtMs: Number(message.timestamp),
+          receivedAtMs: Date.now(),
         });
         for (const wake of this.waiters) wake();
         return Promise.resolve();
