@@ -281,3 +281,84 @@ it('completes a binary-mode boot written on the CRC32 partition; its trace is on
   expect(record.event!.traceparent).toBe(traceparent);
   expect(record.headers['content-type']).toBe('application/cloudevents+json');
 });
+
+/** A binary-mode record: the given headers, the value as is. */
+async function sendBinary(
+  session: string,
+  headers: Record<string, string>,
+  value: string | null,
+): Promise<void> {
+  await producer.send({
+    topic: topicName('commands', h.prefix),
+    messages: [
+      { key: session, value, headers: { 'content-type': 'application/json', ...headers } },
+    ],
+  });
+}
+
+it('answers bad binary-mode records exactly: dead letter or rejection naming the field; the next goes through', async () => {
+  const session = h.session('badbin');
+  const ps = JSON.stringify({ query: { session } });
+  const attributes = (id: string) => ({
+    ce_specversion: '1.0',
+    ce_id: id,
+    ce_source: '/daq/python-component',
+    ce_type: CommandType.ps,
+    ce_subject: session,
+  });
+  const letters = await new TopicProbe(stackEnv().brokers, [
+    topicName('dead-letters', h.prefix),
+  ]).start();
+  try {
+    const { ce_specversion: _, ...noVersion } = attributes(randomUUID());
+    await sendBinary(session, noVersion, ps);
+    const letter = await letters.waitFor((r) => r.key === session);
+    expect(letter.event?.data.reason).toBe(
+      'missing the CloudEvents attribute "specversion" (header ce_specversion)',
+    );
+
+    const notJson = randomUUID();
+    await sendBinary(session, attributes(notJson), '{ query');
+    const rejected = await completions.waitFor((r) => r.event?.data.commandId === notJson);
+    expect(rejected.event?.data).toMatchObject({
+      status: 'rejected',
+      errors: [{ path: 'data', message: expect.stringMatching(/^is not UTF-8 JSON: /) as string }],
+    });
+
+    const good = randomUUID();
+    await sendBinary(session, attributes(good), ps);
+    const answered = await completions.waitFor((r) => r.event?.data.commandId === good);
+    expect(answered.event?.data.status).toBe('succeeded');
+  } finally {
+    await letters.stop();
+  }
+});
+
+it('refuses a kill whose uuids span sessions, naming the processes of the other session', async () => {
+  const [a, b] = [h.session('span-a'), h.session('span-b')];
+  const boot = (session: string) =>
+    command('murmur2', session, CommandType.boot, {
+      session,
+      user: 'alice',
+      processes: [app('ru-01', '0.1.1')],
+    });
+  const [bootA, bootB] = await Promise.all([boot(a), boot(b)]);
+  const uuids = [bootA.processes[0].uuid, bootB.processes[0].uuid];
+  const killed = await command('murmur2', a, CommandType.kill, { query: { uuids } });
+  expect(killed).toMatchObject({
+    status: 'rejected',
+    errors: [
+      {
+        path: 'query',
+        message: `selects processes of other sessions than the command's subject "${a}": ru-01 (${b}); a command acts on one session, send one per session`,
+      },
+    ],
+  });
+  for (const session of [a, b]) {
+    const done = await command('murmur2', session, CommandType.terminate, {
+      session,
+      user: 'alice',
+    });
+    expect(done.processes.map((p) => p.returnCode)).toEqual([143]);
+  }
+});
