@@ -10,6 +10,7 @@ export interface ProbedRecord {
   value: Buffer | null;
   /** The record's timestamp (ms since the epoch, as its producer set it). */
   timestamp: number;
+  headers: Record<string, string>;
   event?: CloudEvent<Record<string, unknown>>;
   /** The record's CreateTime: when its producer sent it. */
   createdAtMs: number;
@@ -55,6 +56,9 @@ export class TopicProbe {
           key: message.key?.toString() ?? null,
           value: message.value,
           timestamp: Number(message.timestamp),
+          headers: Object.fromEntries(
+            Object.entries(message.headers ?? {}).map(([name, v]) => [name, String(v)]),
+          ),
           event: tryParse(message.value),
           createdAtMs: Number(message.timestamp),
           receivedAtMs: Date.now(),

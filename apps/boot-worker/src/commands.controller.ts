@@ -1,6 +1,14 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { CommandType, eventId, topicName, type FieldError, type KpmEvent } from '@kpm/contracts';
+import {
+  CommandType,
+  eventId,
+  topicName,
+  traceparentOf,
+  withCause,
+  type FieldError,
+  type KpmEvent,
+} from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import { EventProducer } from '@kpm/kafka';
 import { INVALID_EVENT, KafkaEventContext, type InvalidEvent } from '@kpm/kafka/nest';
@@ -27,6 +35,16 @@ export class CommandsController {
 
   @EventPattern(Object.values(CommandType))
   async received(@Payload() command: KpmEvent, @Ctx() context: KafkaEventContext): Promise<void> {
+    // Every record this command causes carries its trace, every log its id (docs/design.md §3.4).
+    const cause = {
+      traceparent: traceparentOf(command),
+      commandId: command.id,
+      session: command.subject,
+    };
+    await withCause(cause, () => this.carryOut(command, context));
+  }
+
+  private async carryOut(command: KpmEvent, context: KafkaEventContext): Promise<void> {
     await this.broadcaster.broadcast({
       id: eventId('command-received', this.settings.service, command.id),
       broadcastType: 'COMMAND_RECEIVED',

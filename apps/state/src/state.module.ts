@@ -30,8 +30,8 @@ export class StateModule {
   }
 
   /**
-   * State reads commands, the boot-worker's facts and the watcher's terminations, all keyed by
-   * session, with exactly-once transactions of its own (see README.md).
+   * State reads commands, the boot-worker's facts, the watcher's terminations and the dead
+   * letters (of commands given up on), all keyed by session, with exactly-once transactions of its own (see README.md).
    */
   static consumer(settings: KpmSettings): ServiceConsumer {
     const prefix = settings.kafka.topicPrefix;
@@ -40,6 +40,8 @@ export class StateModule {
       topicName('commands', prefix),
       topicName('process-events', prefix),
       topicName('terminations', prefix),
+      // Valid commands the boot-worker gave up on, to complete them as failed.
+      topicName('dead-letters', prefix),
     ];
     return {
       groupId,

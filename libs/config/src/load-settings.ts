@@ -40,6 +40,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ['KPM_HTTP_PORT', 'http.port', Number],
   ['KPM_HTTP_HOST', 'http.host', String],
   ['KPM_INSTANCE', 'instance', String],
+  ['KPM_LOG_FORMAT', 'logFormat', String],
   ...BOOT_WORKER_ENV,
   ...WATCHER_ENV,
   ...STATE_ENV,

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
   IsArray,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -96,6 +97,10 @@ export class KpmSettings {
   /** Names this replica in broadcasts and Kafka client ids. */
   @IsString()
   instance = 'local';
+
+  /** `json`: one JSON object per log line, with the command id and session as fields. */
+  @IsIn(['text', 'json'], { message: 'logFormat must be "text" or "json"' })
+  logFormat: 'text' | 'json' = 'text';
 
   @ValidateNested()
   @Type(() => KafkaConfig)

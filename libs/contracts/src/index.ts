@@ -4,6 +4,7 @@
  */
 import 'reflect-metadata';
 
+export * from './binary-mode';
 export * from './build';
 export * from './command-name';
 export * from './commands';
@@ -17,6 +18,7 @@ export * from './parse';
 export * from './registry';
 export * from './roles';
 export * from './topics';
+export * from './trace-context';
 export {
   compileNamePattern,
   namePatternError,

@@ -18,6 +18,7 @@ import {
   EXTENSION_ATTRIBUTE,
   REQUIRED_ATTRIBUTES,
 } from './envelope';
+import { BINARY_ATTRIBUTE_PREFIX, binaryModeEvent, isBinaryMode } from './binary-mode';
 import { isEventType, typeEntry, typesOfTopic, type KpmEvent, type TypeEntry } from './registry';
 import { MAX_RECORD_BYTES, TOPIC_IDS } from './topics';
 import { boundedText, ENVELOPE_LIMITS } from './validation/bounded-text';
@@ -57,6 +58,8 @@ export interface ParseOptions {
    * at path `key`), since the key decides the partition and so which instance owns the session.
    */
   key?: string | null;
+  /** The record's headers: with `ce_` attribute headers the record is in binary mode. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** The context attributes kpm knows; other top-level names must be extension attributes. */
@@ -73,27 +76,29 @@ const ATTRIBUTES = new Set([
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function parseRecord(value: Buffer | null, options: ParseOptions = {}): ParseResult {
-  if (value === null) return notCloudEvent('the record has no value (a tombstone)');
+  const binary = isBinaryMode(options.headers);
+  if (value === null && !binary) return notCloudEvent('the record has no value (a tombstone)');
   const maxBytes = options.maxBytes ?? MAX_RECORD_BYTES;
-  if (value.length > maxBytes) {
-    return notCloudEvent(`the record is ${value.length} bytes, at most ${maxBytes} are accepted`);
+  const bytes = value?.length ?? 0;
+  if (bytes > maxBytes) {
+    return notCloudEvent(`the record is ${bytes} bytes, at most ${maxBytes} are accepted`);
   }
-  const read = readEnvelope(value);
+  const read = binary ? readBinaryEnvelope(value, options.headers!) : readStructured(value!);
   if (!read.ok) return notCloudEvent(read.reason);
   const { raw, envelope } = read;
   const errors = keyErrors(options.key, raw.subject);
-  const data = checkEvent(raw, options);
+  const data = checkEvent(raw, options, read.dataError);
   if (!data.ok) return invalid(envelope, [...errors, ...data.errors]);
   if (errors.length > 0) return invalid(envelope, errors);
   return { ok: true, event: { ...raw, data: data.value } as KpmEvent };
 }
 
 type ReadEnvelope =
-  | { ok: true; raw: Record<string, unknown>; envelope: EnvelopeSummary }
+  | { ok: true; raw: Record<string, unknown>; envelope: EnvelopeSummary; dataError?: string }
   | { ok: false; reason: string };
 
-/** A JSON object with CloudEvents' required attributes, in a version kpm speaks. */
-function readEnvelope(value: Buffer): ReadEnvelope {
+/** Structured mode: the value is one JSON object holding the attributes and `data`. */
+function readStructured(value: Buffer): ReadEnvelope {
   let json: unknown;
   try {
     json = JSON.parse(utf8.decode(value));
@@ -104,11 +109,30 @@ function readEnvelope(value: Buffer): ReadEnvelope {
     const kind = Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json;
     return { ok: false, reason: `not a JSON object but ${kind}` };
   }
-  const raw = json as Record<string, unknown>;
+  return envelopeOf(json as Record<string, unknown>, (name) => `"${name}"`);
+}
+
+/** Binary mode: attributes in `ce_` headers, the value is the data. */
+function readBinaryEnvelope(
+  value: Buffer | null,
+  headers: Readonly<Record<string, string>>,
+): ReadEnvelope {
+  const { raw, dataError } = binaryModeEvent(value, headers);
+  const read = envelopeOf(raw, (name) => `"${name}" (header ${BINARY_ATTRIBUTE_PREFIX}${name})`);
+  return read.ok && dataError !== undefined ? { ...read, dataError } : read;
+}
+
+/** CloudEvents' required attributes, in a version kpm speaks, with an id kpm can answer. */
+function envelopeOf(
+  raw: Record<string, unknown>,
+  attribute: (name: string) => string,
+): ReadEnvelope {
   const missing = REQUIRED_ATTRIBUTES.find(
     (name) => typeof raw[name] !== 'string' || raw[name] === '',
   );
-  if (missing) return { ok: false, reason: `missing the CloudEvents attribute "${missing}"` };
+  if (missing) {
+    return { ok: false, reason: `missing the CloudEvents attribute ${attribute(missing)}` };
+  }
   if (raw.specversion !== CLOUDEVENTS_SPEC_VERSION) {
     const version = boundedText(
       JSON.stringify(raw.specversion) ?? 'undefined',
@@ -149,7 +173,11 @@ function keyErrors(key: string | null | undefined, subject: unknown): FieldError
 }
 
 /** Attributes, type, subject and data: every error at once, the data as its class if none. */
-function checkEvent(raw: Record<string, unknown>, options: ParseOptions): Validated<object> {
+function checkEvent(
+  raw: Record<string, unknown>,
+  options: ParseOptions,
+  dataError?: string,
+): Validated<object> {
   const subject = typeof raw.subject === 'string' ? raw.subject : undefined;
   const type = raw.type as string;
   const errors = [...attributeErrors(raw), ...typeErrors(type, options)];
@@ -161,7 +189,10 @@ function checkEvent(raw: Record<string, unknown>, options: ParseOptions): Valida
       message: 'is required: it is the session (and the record key)',
     });
   }
-  const data = dataOf(entry, raw);
+  const data: Validated<object> =
+    dataError === undefined
+      ? dataOf(entry, raw)
+      : { ok: false, errors: [{ path: 'data', message: dataError }] };
   if (!data.ok) return { ok: false, errors: [...errors, ...data.errors] };
   if (errors.length === 0) errors.push(...subjectErrors(entry, subject, data.value));
   return errors.length === 0 ? data : { ok: false, errors };

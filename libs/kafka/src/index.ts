@@ -21,4 +21,5 @@ export * from './partition-owner';
 export * from './positioned-reader';
 export * from './shared-admin';
 export * from './topic-follower';
+export * from './session-routing';
 export * from './broker-probe';

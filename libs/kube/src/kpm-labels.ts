@@ -15,6 +15,8 @@ export class KpmLabels {
   /** The ProcessSpec as JSON, so restart can rebuild the pod. */
   readonly specAnnotation: string;
   readonly commandAnnotation: string;
+  /** The `traceparent` of the command that created the pod, for its termination record. */
+  readonly traceAnnotation: string;
 
   constructor(readonly domain: string = 'drunc.daq') {
     this.creator = `creator.${domain}`;
@@ -26,6 +28,7 @@ export class KpmLabels {
     this.terminationFinalizer = `${domain}/termination-record`;
     this.specAnnotation = `${domain}/process-spec`;
     this.commandAnnotation = `${domain}/command-id`;
+    this.traceAnnotation = `${domain}/traceparent`;
   }
 
   /** Every selector kpm uses starts here: a query can never reach an object kpm did not create. */

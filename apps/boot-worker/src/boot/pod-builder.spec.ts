@@ -1,3 +1,4 @@
+import { withTrace } from '@kpm/contracts';
 import { loadSettings } from '@kpm/config';
 import { KpmLabels } from '@kpm/kube';
 import { planProcesses } from './planned-process';
@@ -55,6 +56,13 @@ describe('PodBuilder', () => {
     expect(JSON.parse(annotations['drunc.daq/process-spec']).uuid).toBe(readout.uuid);
     expect(annotations['drunc.daq/command-id']).toBe('cmd-1');
     expect(annotations['sim.kpm.daq/exit-code']).toBe('3');
+  });
+
+  it("annotates the pod with the command's trace, so its termination carries it; none without", () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const traced = withTrace(traceparent, () => builder().pod(readout, context, {}));
+    expect(traced.metadata!.annotations!['drunc.daq/traceparent']).toBe(traceparent);
+    expect(pod.metadata!.annotations!).not.toHaveProperty('drunc.daq/traceparent');
   });
 
   it('carries the termination-record finalizer, restartPolicy Never and the kill timeout', () => {

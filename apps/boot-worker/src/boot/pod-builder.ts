@@ -10,6 +10,7 @@ import type {
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
+import { currentTraceparent } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import type { KpmLabels } from '@kpm/kube';
 import type { PlannedProcess } from './planned-process';
@@ -95,6 +96,7 @@ export class PodBuilder {
           ...spec.annotations,
           [this.labels.specAnnotation]: JSON.stringify(spec),
           [this.labels.commandAnnotation]: context.commandId,
+          ...traceAnnotation(this.labels),
         },
         finalizers: [this.labels.terminationFinalizer],
       },
@@ -216,4 +218,10 @@ export class PodBuilder {
       })),
     };
   }
+}
+
+/** The command's trace on the pod, so the watcher's termination record carries it too. */
+function traceAnnotation(labels: KpmLabels): Record<string, string> {
+  const traceparent = currentTraceparent();
+  return traceparent ? { [labels.traceAnnotation]: traceparent } : {};
 }

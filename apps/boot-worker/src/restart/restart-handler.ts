@@ -54,7 +54,9 @@ export class RestartHandler {
       await records.list(restartLabel(labels, context.commandId)),
     );
     const recorded = record && targetOf(record, labels);
-    const found = recorded ? await this.fromRecord(recorded) : await this.fromQuery(command);
+    const found = recorded
+      ? await this.fromRecord(recorded)
+      : await this.fromQuery(command, context.subject);
     if (!found.ok) return found.errors;
     const { target, old } = found;
     const refused = this.policyErrors(target);
@@ -110,8 +112,8 @@ export class RestartHandler {
     return { ok: true, target, old };
   }
 
-  private async fromQuery(command: RestartCommand): Promise<Found> {
-    const one = await selectOne(this.cluster, command.query, 'restart');
+  private async fromQuery(command: RestartCommand, subject: string): Promise<Found> {
+    const one = await selectOne(this.cluster, command.query, 'restart', subject);
     if (!one.ok) return one;
     const target = this.targetFrom(one.process);
     return target.ok ? { ok: true, target: target.target, old: one.process } : target;

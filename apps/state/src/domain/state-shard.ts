@@ -12,7 +12,12 @@
  * answered-commands; shard-memory holds what they share.
  */
 import { CommandType, ProcessEventType, TerminationType, type KpmEvent } from '@kpm/contracts';
-import { commandRejected, logsFetched } from './answered-commands';
+import {
+  commandAbandoned,
+  commandRejected,
+  logsFetched,
+  type AbandonedCommand,
+} from './answered-commands';
 import { acceptBoot, bootFact, processBooted } from './boot-progress';
 import { receivedBroadcast } from './broadcasts';
 import type { Effect } from './effects';
@@ -112,6 +117,11 @@ export class StateShard {
   /** A command state cannot read: drunc's COMMAND_RECEIVED still tells it arrived. */
   invalidCommand(commandId: string, commandType: string, session: string): Effect[] {
     return this.received(commandId, commandType, session);
+  }
+
+  /** A valid command the boot-worker dead-lettered: it completes as failed (docs/design.md §6.6). */
+  abandonedCommand(abandoned: AbandonedCommand, session: string, time: number): Effect[] {
+    return commandAbandoned(this.memory, abandoned, session, time);
   }
 
   /** Kills whose `timeoutSeconds` passed complete as timed_out with what is still pending. */

@@ -43,6 +43,12 @@ export interface CloudEventServerOptions {
    * per partition keeps the other partitions, hence the other sessions, moving.
    */
   consumers?: number;
+  /**
+   * Records this service does not act on here: the reason, or undefined to act. A skipped record
+   * is committed past unhandled (e.g. a command on another partition than its session's, which
+   * the state service forwards to the right one, docs/design.md §9.6).
+   */
+  skip?: (record: InboundRecord) => string | undefined;
 }
 
 /**
@@ -117,10 +123,18 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
   }
 
   private async dispatch(record: InboundRecord, context: RecordContext): Promise<void> {
+    const skipped = this.options.skip?.(record);
+    if (skipped !== undefined) {
+      this.logger.debug(
+        `skipping ${record.topic}[${record.partition}]@${record.offset}: ${skipped}`,
+      );
+      return;
+    }
     const parsed = parseRecord(record.value, {
       maxBytes: this.options.maxRecordBytes,
       topic: record.topic,
       key: record.key,
+      headers: record.headers,
     });
     const rpcContext = new KafkaEventContext([record, context]);
     if (parsed.ok) {
