@@ -8,7 +8,7 @@ import {
 import { Registry } from 'prom-client';
 import { topicName } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
-import { EventProducer } from '@kpm/kafka';
+import { EventProducer, type KafkaClient } from '@kpm/kafka';
 import {
   createKubeApis,
   KpmLabels,
@@ -17,7 +17,8 @@ import {
   PodWatchStream,
   type KubeApis,
 } from '@kpm/kube';
-import { Readiness } from '@kpm/service-kit';
+import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
+import { readRunningPods } from './process-table-sweep';
 import { terminationRecord } from './termination';
 import { TerminationTracker } from './termination-tracker';
 import { TerminationWatch } from './termination-watch';
@@ -44,6 +45,7 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(EventProducer) private readonly producer: EventProducer,
     @Inject(Readiness) private readonly readiness: Readiness,
     @Inject(Registry) registry: Registry,
+    @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
   ) {
     this.metrics = new WatcherMetrics(registry);
   }
@@ -92,8 +94,10 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     continued: boolean,
   ): Promise<void> {
     const { watcher, kafka, service, instance } = this.settings;
+    this.readiness.set(WATCH_PART, false, 'leading; listing pods');
     if (!continued || !this.tracker) {
       this.tracker = new TerminationTracker(labels, new Set(watcher.fatalWaitingReasons));
+      await this.sweepProcessTable(this.tracker, term);
     }
     const backoff = { initialMs: watcher.retryInitialMs, maxMs: watcher.watcherRetrySleep * 1000 };
     const gateway = new PodGateway(apis.core, labels, { signal: term, backoff });
@@ -108,7 +112,6 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     });
     const topic = topicName('terminations', kafka.topicPrefix);
     const source = `/kpm/${service}/${instance}`;
-    this.readiness.set(WATCH_PART, false, 'leading; listing pods');
     this.metrics.leader.set(1);
     try {
       await new TerminationWatch({
@@ -130,6 +133,27 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     } finally {
       this.metrics.leader.set(0);
       this.readiness.set(WATCH_PART, !this.stopper.signal.aborted, 'not leading');
+    }
+  }
+
+  /**
+   * The pods the process table shows RUNNING become expected in the first list. Without the table
+   * (broker unreachable) the term goes on as before: only pods it lists can be followed.
+   */
+  private async sweepProcessTable(tracker: TerminationTracker, term: AbortSignal): Promise<void> {
+    const { kafka, watcher, instance } = this.settings;
+    try {
+      const running = await readRunningPods(this.kafka, {
+        topicPrefix: kafka.topicPrefix,
+        partitions: kafka.partitions,
+        label: `kpm-watcher-${instance}-sweep`,
+        timeoutMs: watcher.tableSweepTimeoutSeconds * 1000,
+        signal: term,
+      });
+      tracker.expect(running);
+      this.logger.log(`process table shows ${running.length} pods RUNNING`);
+    } catch (error) {
+      if (!term.aborted) this.logger.warn(`process table not read: ${String(error)}`);
     }
   }
 }

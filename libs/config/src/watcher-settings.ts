@@ -71,6 +71,15 @@ export class WatcherConfig {
   @Max(86_400)
   reconcilePeriodSeconds = 300;
 
+  /**
+   * A fresh leader first reads the process table (`kpm.processes`) for the pods it shows RUNNING,
+   * so a pod deleted while no watcher ran is still reported; the read gives up after this long.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  tableSweepTimeoutSeconds = 60;
+
   /** Pods per page of a list. */
   @IsInt()
   @Min(1)
