@@ -206,6 +206,34 @@ describe('TerminationTracker', () => {
     expect(t.counts()).toEqual({ watching: 1, publishing: 0, recorded: 0 });
   });
 
+  it('ends a pod failing to pull its image only after imagePullGraceSeconds, at the next sight', () => {
+    let clock = NOW;
+    const t = new TerminationTracker(
+      labels,
+      new Set(DEFAULT_FATAL_WAITING_REASONS),
+      () => clock,
+      60,
+    );
+    const pulling = (reason: string): V1Pod => {
+      const p = pod({ uid: 'pull', phase: 'Pending' });
+      p.status!.startTime = new Date(NOW.getTime() - 10_000);
+      p.status!.containerStatuses![0]!.state = { waiting: { reason } };
+      return p;
+    };
+    expect(t.observe('MODIFIED', pulling('ErrImagePull'), 'watch')).toEqual([]);
+    clock = new Date(NOW.getTime() + 49_000);
+    expect(t.observe('MODIFIED', pulling('ImagePullBackOff'), 'watch')).toEqual([]);
+    clock = new Date(NOW.getTime() + 50_000);
+    expect(publishes(t.resync([pulling('ImagePullBackOff')]))).toMatchObject([
+      { verdict: { exitCode: -1, reason: 'ImagePullBackOff' }, detectedBy: 'reconcile' },
+    ]);
+    const invalid = pod({ uid: 'bad-name', phase: 'Pending' });
+    invalid.status!.containerStatuses![0]!.state = { waiting: { reason: 'InvalidImageName' } };
+    expect(publishes(t.observe('ADDED', invalid, 'watch'))).toMatchObject([
+      { verdict: { reason: 'InvalidImageName' } },
+    ]);
+  });
+
   describe('expected pods (the process table shows them RUNNING)', () => {
     const expected = (uid: string) => ({
       podUid: uid,

@@ -65,6 +65,8 @@ export class TerminationTracker {
     private readonly labels: KpmLabels,
     private readonly fatalWaitingReasons: ReadonlySet<string>,
     private readonly now: () => Date = () => new Date(),
+    /** Transient image-pull failures end a pod only after this long (0: at once). */
+    private readonly imagePullGraceSeconds = 0,
   ) {}
 
   /** One pod as the watch stream (or a re-list) delivered it. */
@@ -97,7 +99,10 @@ export class TerminationTracker {
     }
     if (entry.stage === 'publishing') return [];
 
-    const verdict = terminalVerdict(pod, type, this.fatalWaitingReasons);
+    const verdict = terminalVerdict(pod, type, this.fatalWaitingReasons, {
+      graceSeconds: this.imagePullGraceSeconds,
+      now: this.now(),
+    });
     if (!verdict.terminal) return [];
     if (firstSight && !expected && type !== 'DELETED' && !this.holdsFinalizer(pod)) {
       entry.stage = 'recorded';

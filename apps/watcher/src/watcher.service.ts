@@ -96,7 +96,12 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     const { watcher, kafka, service, instance } = this.settings;
     this.readiness.set(WATCH_PART, false, 'leading; listing pods');
     if (!continued || !this.tracker) {
-      this.tracker = new TerminationTracker(labels, new Set(watcher.fatalWaitingReasons));
+      this.tracker = new TerminationTracker(
+        labels,
+        new Set(watcher.fatalWaitingReasons),
+        () => new Date(),
+        watcher.imagePullGraceSeconds,
+      );
       await this.sweepProcessTable(this.tracker, term);
     }
     const backoff = { initialMs: watcher.retryInitialMs, maxMs: watcher.watcherRetrySleep * 1000 };

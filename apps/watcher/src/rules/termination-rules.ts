@@ -9,6 +9,7 @@ import type { ContainerType } from '@kpm/contracts';
 import {
   podEnding,
   type FatalWait,
+  type ImagePullGrace,
   type PodEndCause,
   type PodEnding,
   type PodEventType,
@@ -56,11 +57,13 @@ export function terminalVerdict(
   pod: V1Pod,
   eventType: PodEventType,
   fatalWaitingReasons: ReadonlySet<string>,
+  imagePull?: ImagePullGrace,
 ): Verdict {
   const ending = podEnding({
     pod,
     fatalReasons: fatalWaitingReasons,
     removed: eventType === 'DELETED',
+    imagePull,
   });
   return ending.ended ? exitOf(pod, ending) : NOT_TERMINAL;
 }
