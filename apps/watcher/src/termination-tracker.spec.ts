@@ -217,7 +217,7 @@ describe('TerminationTracker', () => {
     const pulling = (reason: string): V1Pod => {
       const p = pod({ uid: 'pull', phase: 'Pending' });
       p.status!.startTime = new Date(NOW.getTime() - 10_000);
-      p.status!.containerStatuses![0]!.state = { waiting: { reason } };
+      p.status!.containerStatuses![0].state = { waiting: { reason } };
       return p;
     };
     expect(t.observe('MODIFIED', pulling('ErrImagePull'), 'watch')).toEqual([]);
@@ -228,7 +228,7 @@ describe('TerminationTracker', () => {
       { verdict: { exitCode: -1, reason: 'ImagePullBackOff' }, detectedBy: 'reconcile' },
     ]);
     const invalid = pod({ uid: 'bad-name', phase: 'Pending' });
-    invalid.status!.containerStatuses![0]!.state = { waiting: { reason: 'InvalidImageName' } };
+    invalid.status!.containerStatuses![0].state = { waiting: { reason: 'InvalidImageName' } };
     expect(publishes(t.observe('ADDED', invalid, 'watch'))).toMatchObject([
       { verdict: { reason: 'InvalidImageName' } },
     ]);
