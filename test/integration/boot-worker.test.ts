@@ -24,7 +24,7 @@ beforeAll(async () => {
   h = await BootWorkerHarness.start('bw', {
     KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
     KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
-    KPM_POD_READY_TIMEOUT: '20',
+    KPM_POD_READY_TIMEOUT_SECONDS: '20',
   });
 }, 120_000);
 

@@ -32,8 +32,8 @@ export class ServiceProcess {
     private readonly env: Record<string, string>,
   ) {}
 
-  /** Starts the service and resolves with its URL once `/readyz` answers 200. */
-  async start(timeoutMs = 120_000): Promise<string> {
+  /** Starts the service and resolves with its URL once `upPath` (default `/readyz`) answers 200. */
+  async start(timeoutMs = 120_000, upPath = '/readyz'): Promise<string> {
     const port = await freePort();
     const root = join(__dirname, '..', '..');
     const child = spawn(
@@ -57,7 +57,7 @@ export class ServiceProcess {
     while (Date.now() < deadline) {
       if (child.exitCode !== null)
         throw new Error(`${this.service} exited with ${child.exitCode}:\n${this.logs()}`);
-      const ready = await fetch(`${this.url}/readyz`).then(
+      const ready = await fetch(`${this.url}${upPath}`).then(
         (r) => r.status === 200,
         () => false,
       );

@@ -23,7 +23,7 @@ export const FAST_WATCHER: Partial<WatcherConfig> = {
   watchInactivitySeconds: 5,
   requestTimeoutSeconds: 5,
   retryInitialMs: 50,
-  watcherRetrySleep: 1,
+  watcherRetrySleepSeconds: 1,
   leaseDurationSeconds: 4,
   leaseRenewDeadlineSeconds: 3,
   leaseRetryPeriodSeconds: 1,

@@ -37,7 +37,9 @@ export class Cluster {
     private readonly apis: KubeApis,
     settings: KpmSettings,
   ) {
-    const retry: KubeRetryOptions = { deadlineMs: settings.podManagement.apiRetryDeadline * 1000 };
+    const retry: KubeRetryOptions = {
+      deadlineMs: settings.podManagement.apiRetryDeadlineSeconds * 1000,
+    };
     this.labels = new KpmLabels(settings.labels.domain);
     this.pods = new PodGateway(apis.core, this.labels, retry);
     this.logs = new PodGateway(apis.core, this.labels, LOG_RETRY);
@@ -45,7 +47,7 @@ export class Cluster {
     this.services = new ServiceGateway(apis.core, this.labels, retry);
     this.records = new ConfigMapGateway(apis.core, this.labels, retry);
     this.nodes = new NodeDirectory(apis.core, {
-      expiryMs: settings.podManagement.hostCacheExpiry * 1000,
+      expiryMs: settings.podManagement.hostCacheExpirySeconds * 1000,
       retry,
     });
     this.waiter = new ObjectWaiter(apis.config);

@@ -3,16 +3,22 @@ import { hostname, userInfo } from 'node:os';
 import { InvalidSettingsError, loadSettings, type KpmSettings } from '@kpm/config';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import { readStackEnv } from '@kpm/stack/local-stack'; // not the index: it loads the stack
+import { insideCheckout } from '@kpm/stack/paths';
 import { CliError, ExitCode } from './exit-codes';
 
 /** `.kpm/stack.env` first, the environment over it (so `KPM_TOPIC_PREFIX=… kpm ps` works). */
 export function cliSettings(): KpmSettings {
   try {
-    return loadSettings('cli', { ...readStackEnv(), ...process.env });
+    return loadSettings('cli', { ...localStackEnv(), ...process.env });
   } catch (error) {
     if (error instanceof InvalidSettingsError) throw new CliError(error.message, ExitCode.usage);
     throw error;
   }
+}
+
+/** The local stack's variables; none for a CLI installed from a package, outside a checkout. */
+function localStackEnv(): Record<string, string> {
+  return process.env.KPM_HOME || insideCheckout() ? readStackEnv() : {};
 }
 
 /** Who asks: `KPM_USER`, else the login name. */

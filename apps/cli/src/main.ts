@@ -12,6 +12,7 @@ import { registerTailCommand } from './commands/tail.command';
 import { registerTerminateCommand } from './commands/terminate.command';
 import { registerTopicsCommands } from './commands/topics.command';
 import { CliError, ExitCode } from './exit-codes';
+import { exitWhenDrained, tolerateClosedReaders } from './exit-when-drained';
 
 /** `kpm`: the operator's command line over the local stack, the services and the client library. */
 export function buildProgram(): Command {
@@ -19,6 +20,12 @@ export function buildProgram(): Command {
     .description('Kubernetes process manager for DAQ, driven over Kafka')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
+    .option('--brokers <list>', 'Kafka bootstrap servers, comma-separated (KPM_KAFKA_BROKERS)')
+    .hook('preAction', (command) => {
+      // Wins over KPM_KAFKA_BROKERS and .kpm/stack.env, as a flag should.
+      const brokers = command.opts<{ brokers?: string }>().brokers;
+      if (brokers) process.env.KPM_KAFKA_BROKERS = brokers;
+    })
     .addHelpText(
       'after',
       `
@@ -59,6 +66,10 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-if (require.main === module) {
-  void runCli(process.argv.slice(2)).then((code) => process.exit(code));
+/** The process entry: runs the CLI and exits with its code once its output has drained. */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<never> {
+  tolerateClosedReaders();
+  return exitWhenDrained(await runCli(argv));
 }
+
+if (require.main === module) void main();

@@ -47,6 +47,30 @@ export function addQueryFlags(command: Command): Command {
     .option('--user <name>', "only this user's processes");
 }
 
+/** Flags of a query the state service answers (`ps`, `flush`): the selectors and a timeout. */
+export interface QueryCommandFlags extends OutputFlags, QueryFlags {
+  timeout?: number;
+}
+
+export function addQueryCommandFlags(command: Command): Command {
+  return addJsonFlag(
+    addQueryFlags(command).option(
+      '--timeout <seconds>',
+      'give up after this many seconds (default 30)',
+      seconds,
+    ),
+  );
+}
+
+/** `--grace`, the seconds kill and terminate give each process before SIGKILL. */
+export function addGraceFlag(command: Command): Command {
+  return command.option(
+    '--grace <seconds>',
+    'grace period before SIGKILL (default: the service setting)',
+    seconds,
+  );
+}
+
 export function queryOf(flags: QueryFlags) {
   return { session: flags.session, uuids: flags.uuid, names: flags.name, user: flags.user };
 }

@@ -51,7 +51,8 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    this.readiness.expect(WATCH_PART);
+    const deadlineSeconds = this.settings.watcher.watchFailureDeadlineSeconds;
+    this.readiness.expect(WATCH_PART, deadlineSeconds > 0 ? deadlineSeconds * 1000 : undefined);
     const apis = createKubeApis(
       this.settings.kubeconfig,
       this.settings.watcher.requestTimeoutSeconds * 1000,
@@ -104,7 +105,10 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
       );
       await this.sweepProcessTable(this.tracker, term);
     }
-    const backoff = { initialMs: watcher.retryInitialMs, maxMs: watcher.watcherRetrySleep * 1000 };
+    const backoff = {
+      initialMs: watcher.retryInitialMs,
+      maxMs: watcher.watcherRetrySleepSeconds * 1000,
+    };
     const gateway = new PodGateway(apis.core, labels, { signal: term, backoff });
     const stream = new PodWatchStream(apis.core, apis.watch, {
       labelSelector: labels.creatorSelector(),

@@ -1,22 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadSettings } from './load-settings';
-
-function yamlFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kpm-config-')), 'kpm.yaml');
-  writeFileSync(file, text);
-  return file;
-}
+import { yamlFile } from './yaml-file.spec-helper';
 
 describe('boot-worker settings', () => {
   it("starts from drunc's defaults", () => {
     const { podManagement, volumes, homePathBase } = loadSettings('boot-worker', {});
     expect(podManagement).toMatchObject({
-      killTimeout: 30,
-      podReadyTimeout: 60,
+      killTimeoutSeconds: 30,
+      podReadyTimeoutSeconds: 60,
       headlessDiscoveryPort: 80,
-      hostCacheExpiry: 300,
+      hostCacheExpirySeconds: 300,
       allowedImages: ['*'],
       allowPrivileged: false,
       assignNodes: true,
@@ -29,7 +21,7 @@ describe('boot-worker settings', () => {
     const file = yamlFile(
       [
         'podManagement:',
-        '  killTimeout: 10',
+        '  killTimeoutSeconds: 10',
         '  allowedImages: ["ghcr.io/dune-daq/*"]',
         'volumes:',
         '  - {name: cvmfs, mountPath: /cvmfs, hostPath: /cvmfs, readOnly: true}',
@@ -41,7 +33,7 @@ describe('boot-worker settings', () => {
       KPM_BOOT_CONCURRENCY: '8',
       KPM_ALLOW_PRIVILEGED: 'true',
     });
-    expect(settings.podManagement.killTimeout).toBe(10);
+    expect(settings.podManagement.killTimeoutSeconds).toBe(10);
     expect(settings.podManagement.bootConcurrency).toBe(8);
     expect(settings.podManagement.allowPrivileged).toBe(true);
     expect(settings.podManagement.allowedImages).toEqual(['ghcr.io/dune-daq/*']);
@@ -52,8 +44,8 @@ describe('boot-worker settings', () => {
   });
 
   it('names the bad setting', () => {
-    expect(() => loadSettings('boot-worker', { KPM_KILL_TIMEOUT: '-1' })).toThrow(
-      /podManagement\.killTimeout/,
+    expect(() => loadSettings('boot-worker', { KPM_KILL_TIMEOUT_SECONDS: '-1' })).toThrow(
+      /podManagement\.killTimeoutSeconds/,
     );
     const file = yamlFile('volumes:\n  - {name: x, mountPath: /a/../etc, hostPath: /x}\n');
     expect(() => loadSettings('boot-worker', { KPM_CONFIG: file })).toThrow(

@@ -16,6 +16,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
+import { DNS_LABEL } from '@kpm/contracts/validation/rules';
 
 /** Absolute, and no `..` segment that could climb out of the directory (path traversal). */
 export const ABSOLUTE_PATH = /^\/(?!(.*\/)?\.\.(\/|$))/;
@@ -23,7 +24,7 @@ export const ABSOLUTE_PATH_MESSAGE = '$property must be an absolute path without
 
 /** One host directory mounted into every pod (drunc's `volumes` entries). */
 export class VolumeConfig {
-  @Matches(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: 'name must be a DNS-1123 label' })
+  @Matches(DNS_LABEL, { message: 'name must be a DNS-1123 label' })
   name!: string;
 
   @Matches(ABSOLUTE_PATH, { message: ABSOLUTE_PATH_MESSAGE })
@@ -43,13 +44,13 @@ export class PodManagementConfig {
   @IsInt()
   @Min(0)
   @Max(3600)
-  killTimeout = 30;
+  killTimeoutSeconds = 30;
 
   /** drunc's pod_ready_timeout: how long the connection server and root controller may take. */
   @IsInt()
   @Min(1)
   @Max(3600)
-  podReadyTimeout = 60;
+  podReadyTimeoutSeconds = 60;
 
   /** drunc's service.headless_discovery_port: the port of each process's headless Service. */
   @IsInt()
@@ -61,19 +62,19 @@ export class PodManagementConfig {
   @IsInt()
   @Min(0)
   @Max(86400)
-  hostCacheExpiry = 300;
+  hostCacheExpirySeconds = 300;
 
   /** drunc's cleanup.restart_cleanup_time, in seconds; kpm waits for the watcher's record too, so 30 rather than 10. */
   @IsInt()
   @Min(1)
   @Max(3600)
-  restartCleanupTime = 30;
+  restartCleanupSeconds = 30;
 
   /** How long a boot waits for a Terminating namespace of the same session to go. */
   @IsInt()
   @Min(1)
   @Max(3600)
-  namespaceCleanupTimeout = 120;
+  namespaceCleanupTimeoutSeconds = 120;
 
   /** Pods (and their Services) of one boot created at once: never one blocking call at a time. */
   @IsInt()
@@ -93,19 +94,19 @@ export class PodManagementConfig {
   @IsInt()
   @Min(0)
   @Max(3600)
-  killEscalationMargin = 5;
+  killEscalationMarginSeconds = 5;
 
   /** Seconds a stage waits after the grace-0 escalation before moving on. */
   @IsInt()
   @Min(0)
   @Max(3600)
-  forcedKillWait = 15;
+  forcedKillWaitSeconds = 15;
 
   /** How long a Kubernetes call is retried on 429/5xx/network errors before the process fails. */
   @IsInt()
   @Min(1)
   @Max(3600)
-  apiRetryDeadline = 30;
+  apiRetryDeadlineSeconds = 30;
 
   /** The image of a process that names none (drunc's configured image). */
   @IsString()
@@ -124,7 +125,7 @@ export class PodManagementConfig {
   allowPrivileged = false;
 
   /** drunc's local connection server: booted first and waited for, like the root controller. */
-  @Matches(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, {
+  @Matches(DNS_LABEL, {
     message: 'connectionServerName must be a DNS-1123 label',
   })
   connectionServerName = 'local-connection-server';
@@ -138,8 +139,8 @@ export class PodManagementConfig {
 
 /** Environment variables for the boot-worker's settings (`KPM_*`), by setting path. */
 export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
-  ['KPM_KILL_TIMEOUT', 'podManagement.killTimeout', Number],
-  ['KPM_POD_READY_TIMEOUT', 'podManagement.podReadyTimeout', Number],
+  ['KPM_KILL_TIMEOUT_SECONDS', 'podManagement.killTimeoutSeconds', Number],
+  ['KPM_POD_READY_TIMEOUT_SECONDS', 'podManagement.podReadyTimeoutSeconds', Number],
   ['KPM_BOOT_CONCURRENCY', 'podManagement.bootConcurrency', Number],
   ['KPM_ASSIGN_NODES', 'podManagement.assignNodes', (raw) => raw === 'true'],
   ['KPM_DEFAULT_IMAGE', 'podManagement.image', String],
@@ -153,6 +154,6 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
         .filter(Boolean),
   ],
   ['KPM_ALLOW_PRIVILEGED', 'podManagement.allowPrivileged', (raw) => raw === 'true'],
-  ['KPM_RESTART_CLEANUP_TIME', 'podManagement.restartCleanupTime', Number],
+  ['KPM_RESTART_CLEANUP_SECONDS', 'podManagement.restartCleanupSeconds', Number],
   ['KPM_HOME_PATH_BASE', 'homePathBase', String],
 ];

@@ -1,13 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InvalidSettingsError, loadSettings } from './load-settings';
-
-function yamlFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kpm-config-')), 'kpm.yaml');
-  writeFileSync(file, text);
-  return file;
-}
+import { yamlFile } from './yaml-file.spec-helper';
 
 describe('loadSettings', () => {
   it('starts from drunc defaults', () => {
@@ -50,5 +42,22 @@ describe('loadSettings', () => {
   it('reports a file that is not a mapping', () => {
     const file = yamlFile('- just\n- a list\n');
     expect(() => loadSettings('state', { KPM_CONFIG: file })).toThrow(/must hold a mapping/);
+  });
+
+  describe.each([
+    ['labels.domain', 'KPM_LABEL_DOMAIN'],
+    ['watcher.leaseName', 'KPM_LEASE_NAME'],
+  ])('%s is a DNS subdomain', (path, variable) => {
+    it.each(['drunc.daq', 'kpm-watcher.drunc.daq', 'a'])('accepts %s', (value) => {
+      expect(() => loadSettings('watcher', { [variable]: value })).not.toThrow();
+    });
+    it.each(['Drunc.daq', 'drunc..daq', '-drunc.daq', 'drunc.daq-', 'drunc_daq'])(
+      'rejects %s, naming the setting',
+      (value) => {
+        expect(() => loadSettings('watcher', { [variable]: value })).toThrow(
+          new RegExp(`${path.replace('.', '\\.')}: .*DNS subdomain`),
+        );
+      },
+    );
   });
 });

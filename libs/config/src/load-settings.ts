@@ -4,6 +4,8 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { BOOT_WORKER_ENV } from './boot-worker-settings';
+import { isPlainObject } from './plain-object';
+import { renameOldKeys, renameOldVariables } from './setting-aliases';
 import { KpmSettings } from './settings';
 import { STATE_ENV } from './state-settings';
 import { WATCHER_ENV } from './watcher-settings';
@@ -44,18 +46,25 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
 
 /**
  * Settings from defaults (drunc's), then the YAML file named by KPM_CONFIG, then KPM_* variables.
- * `service` names the caller; `defaults` lets each service set its own port.
+ * `service` names the caller; `defaults` lets each service set its own port. Old names of
+ * renamed settings are read as their new names (setting-aliases.ts).
  */
 export function loadSettings(
   service: string,
-  env: Env = process.env,
+  givenEnv: Env = process.env,
   defaults: object = {},
 ): KpmSettings {
   const merged: Record<string, unknown> = deepMerge(
     { service, instance: `${hostname()}-${process.pid}` },
     defaults,
   );
-  if (env.KPM_CONFIG) deepMerge(merged, readYaml(env.KPM_CONFIG));
+  const { env, problems } = renameOldVariables(givenEnv, envNameOf);
+  if (env.KPM_CONFIG) {
+    const file = readYaml(env.KPM_CONFIG);
+    problems.push(...renameOldKeys(file, `KPM_CONFIG (${env.KPM_CONFIG})`));
+    deepMerge(merged, file);
+  }
+  if (problems.length > 0) throw new InvalidSettingsError(problems);
   for (const [name, path, convert] of ENV_OVERRIDES) {
     const raw = env[name];
     if (raw !== undefined && raw !== '') setPath(merged, path, convert(raw));
@@ -64,6 +73,10 @@ export function loadSettings(
   const errors = validateSync(settings, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new InvalidSettingsError(flatten(errors));
   return settings;
+}
+
+function envNameOf(path: string): string | undefined {
+  return ENV_OVERRIDES.find(([, settingPath]) => settingPath === path)?.[0];
 }
 
 function readYaml(file: string): Record<string, unknown> {
@@ -107,8 +120,4 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
     node = node[part] as Record<string, unknown>;
   }
   node[parts[parts.length - 1]] = value;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

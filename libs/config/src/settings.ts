@@ -11,6 +11,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { DNS_SUBDOMAIN } from '@kpm/contracts/validation/rules';
 import {
   ABSOLUTE_PATH,
   ABSOLUTE_PATH_MESSAGE,
@@ -46,9 +47,7 @@ export class KafkaConfig {
 
 /** drunc's `labels` setting: the domain of every label and finalizer kpm writes. */
 export class LabelConfig {
-  @Matches(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
-    message: 'domain must be a DNS subdomain such as drunc.daq',
-  })
+  @Matches(DNS_SUBDOMAIN, { message: 'domain must be a DNS subdomain such as drunc.daq' })
   domain = 'drunc.daq';
 }
 

@@ -14,6 +14,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
+import { DNS_LABEL, DNS_SUBDOMAIN } from '@kpm/contracts/validation/rules';
 
 /** Waiting reasons after which the container will never start by itself. */
 export const DEFAULT_FATAL_WAITING_REASONS = [
@@ -23,8 +24,6 @@ export const DEFAULT_FATAL_WAITING_REASONS = [
   'CreateContainerConfigError',
   'CreateContainerError',
 ];
-
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export class WatcherConfig {
   @IsArray()
@@ -46,9 +45,9 @@ export class WatcherConfig {
   @IsInt()
   @Min(1)
   @Max(300)
-  watcherRetrySleep = 5;
+  watcherRetrySleepSeconds = 5;
 
-  /** First retry wait (ms); doubles per failure with full jitter up to watcherRetrySleep. */
+  /** First retry wait (ms); doubles per failure with full jitter up to watcherRetrySleepSeconds. */
   @IsInt()
   @Min(1)
   @Max(60_000)
@@ -68,6 +67,15 @@ export class WatcherConfig {
   @Min(1)
   @Max(3600)
   watchTimeoutSeconds = 300;
+
+  /**
+   * The leader's pod watch failing (not established) for longer than this makes `/healthz` fail,
+   * so Kubernetes restarts the replica (0 = never). Long enough for the first list of a big cluster.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  watchFailureDeadlineSeconds = 120;
 
   /** Any API call (list page, finalizer patch, Lease) taking longer is aborted and retried. */
   @IsInt()
@@ -113,7 +121,7 @@ export class WatcherConfig {
   @Matches(DNS_SUBDOMAIN, { message: 'leaseName must be a DNS subdomain' })
   leaseName?: string;
 
-  @Matches(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, {
+  @Matches(DNS_LABEL, {
     message: 'leaseNamespace must be a DNS-1123 label',
   })
   leaseNamespace = 'default';

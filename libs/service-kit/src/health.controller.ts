@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, HttpStatus, Inject, Res } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { Readiness } from './readiness';
 
@@ -6,11 +6,18 @@ import { Readiness } from './readiness';
 export class HealthController {
   constructor(@Inject(Readiness) private readonly readiness: Readiness) {}
 
-  /** Liveness: the process answers; Kubernetes restarts it otherwise. */
+  /**
+   * Liveness: the process answers and no part has been failing past its liveness deadline;
+   * Kubernetes restarts it otherwise.
+   */
   @Get('healthz')
-  @HttpCode(HttpStatus.OK)
-  healthz(): { status: 'ok' } {
-    return { status: 'ok' };
+  healthz(@Res() response: Response): void {
+    const overdue = this.readiness.overdue();
+    if (Object.keys(overdue).length === 0) {
+      response.status(HttpStatus.OK).json({ status: 'ok' });
+      return;
+    }
+    response.status(HttpStatus.SERVICE_UNAVAILABLE).json({ status: 'failing', overdue });
   }
 
   /** Readiness: every part (Kafka consumer, watch stream, …) is up. */

@@ -5,7 +5,6 @@ import { LocalStack } from './local-stack';
 
 /** The parts of the embedded stack, in start order. */
 export const STACK_PARTS = ['kafka', 'kube'] as const;
-export type StackPart = (typeof STACK_PARTS)[number];
 
 /**
  * The stack `kpm stack up` and the integration tests use: Kafka, then the Kubernetes control

@@ -13,6 +13,16 @@ export function repoRoot(start: string = __dirname): string {
   }
 }
 
+/** True inside a kpm checkout; false for the CLI installed from a package (`npm pack`). */
+export function insideCheckout(start: string = __dirname): boolean {
+  try {
+    repoRoot(start);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Where the local stack keeps its state; ignored by git. KPM_HOME overrides it. */
 export function kpmHome(): string {
   return process.env.KPM_HOME ? resolve(process.env.KPM_HOME) : join(repoRoot(), '.kpm');

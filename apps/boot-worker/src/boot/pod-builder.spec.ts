@@ -62,7 +62,7 @@ describe('PodBuilder', () => {
     expect(pod.spec!.restartPolicy).toBe('Never');
     expect(pod.spec!.terminationGracePeriodSeconds).toBe(30);
     expect(
-      builder({ KPM_KILL_TIMEOUT: '5' }).pod(readout, context, {}).spec!
+      builder({ KPM_KILL_TIMEOUT_SECONDS: '5' }).pod(readout, context, {}).spec!
         .terminationGracePeriodSeconds,
     ).toBe(5);
   });

@@ -96,7 +96,7 @@ export class PodBuilder {
       },
       spec: {
         restartPolicy: 'Never',
-        terminationGracePeriodSeconds: this.settings.podManagement.killTimeout,
+        terminationGracePeriodSeconds: this.settings.podManagement.killTimeoutSeconds,
         containers: [container],
         volumes: volumes.length > 0 ? volumes : undefined,
         nodeName: placement.nodeName,

@@ -1,7 +1,7 @@
 /**
  * A new pod of a name (a boot reusing it, a restart keeping it) is created only once the earlier
  * pod's object is gone: kpm's finalizer keeps it until the watcher has recorded its termination,
- * so it is waited out up to `podManagement.restartCleanupTime`, else `PreviousPodNotGone`.
+ * so it is waited out up to `podManagement.restartCleanupSeconds`, else `PreviousPodNotGone`.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Cluster } from '../cluster';

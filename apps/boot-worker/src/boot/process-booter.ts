@@ -121,7 +121,7 @@ export class ProcessBooter {
       }
       // The earlier process ended; its pod stays until deleted (restartPolicy Never): free the name.
       if (!existing.metadata?.deletionTimestamp) await this.cluster.pods.delete(existing, 0);
-      const timeoutS = this.settings.podManagement.restartCleanupTime;
+      const timeoutS = this.settings.podManagement.restartCleanupSeconds;
       const notGone = await waitPreviousPodGone(this.cluster, existing, timeoutS, signal);
       if (notGone) return notGone;
     }
@@ -141,7 +141,7 @@ export class ProcessBooter {
   }
 
   private async waitReady(pod: V1Pod, signal?: AbortSignal): Promise<BootOutcome> {
-    const timeoutS = this.settings.podManagement.podReadyTimeout;
+    const timeoutS = this.settings.podManagement.podReadyTimeoutSeconds;
     const fatalReasons = this.cluster.fatal;
     const last = await this.cluster.waitPod(
       pod,

@@ -44,7 +44,7 @@ export class SessionNamespace {
   ): Promise<BootFailure | undefined> {
     let namespace = current;
     if (namespace?.metadata?.deletionTimestamp) {
-      const timeoutS = this.settings.podManagement.namespaceCleanupTimeout;
+      const timeoutS = this.settings.podManagement.namespaceCleanupTimeoutSeconds;
       const gone = await this.cluster.waitNamespaceGone(session, timeoutS * 1000, signal);
       if (signal.aborted) throw new StopRequested();
       if (!gone)

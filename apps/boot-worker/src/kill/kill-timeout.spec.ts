@@ -1,6 +1,10 @@
 import { killTimeoutSeconds, killTiming } from './kill-timeout';
 
-const settings = { killTimeout: 30, killEscalationMargin: 5, forcedKillWait: 10 };
+const settings = {
+  killTimeoutSeconds: 30,
+  killEscalationMarginSeconds: 5,
+  forcedKillWaitSeconds: 10,
+};
 
 describe('kill timeout', () => {
   it.each<[string, number | undefined, number, number | undefined, number, number]>([

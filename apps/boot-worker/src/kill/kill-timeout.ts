@@ -15,15 +15,15 @@ export interface KillTiming {
 
 type KillSettings = Pick<
   KpmSettings['podManagement'],
-  'killTimeout' | 'killEscalationMargin' | 'forcedKillWait'
+  'killTimeoutSeconds' | 'killEscalationMarginSeconds' | 'forcedKillWaitSeconds'
 >;
 
 /** The timing under the settings; the command's grace period, if it gives one, wins. */
 export function killTiming(settings: KillSettings, gracePeriodSeconds?: number): KillTiming {
   return {
-    gracePeriodSeconds: gracePeriodSeconds ?? settings.killTimeout,
-    escalationMarginSeconds: settings.killEscalationMargin,
-    forcedKillWaitSeconds: settings.forcedKillWait,
+    gracePeriodSeconds: gracePeriodSeconds ?? settings.killTimeoutSeconds,
+    escalationMarginSeconds: settings.killEscalationMarginSeconds,
+    forcedKillWaitSeconds: settings.forcedKillWaitSeconds,
   };
 }
 

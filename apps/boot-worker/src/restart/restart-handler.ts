@@ -83,7 +83,7 @@ export class RestartHandler {
     const process = this.planned(target);
     if (old) {
       await this.killer.kill([old], request, context);
-      const timeoutS = this.settings.podManagement.restartCleanupTime;
+      const timeoutS = this.settings.podManagement.restartCleanupSeconds;
       const notGone = await waitPreviousPodGone(this.cluster, old.pod, timeoutS, context.signal);
       if (notGone) return this.emit(process, target, notGone, context);
     } else {

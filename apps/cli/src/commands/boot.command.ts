@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { cliSettings, invokingUser, withClient } from '../cli-context';
-import { report } from '../command-outcome';
+import { cliSettings, invokingUser } from '../cli-context';
 import { CliError, ExitCode } from '../exit-codes';
 import { addWaitFlags, timeoutMs, type WaitFlags } from '../options';
-import { withProgress } from '../progress/with-progress';
+import { sendCommand } from '../send-command';
 import { formatProblem, readSessionFile } from '../session-file/session-file';
 
 interface BootFlags extends WaitFlags {
@@ -52,18 +50,9 @@ async function boot(flags: BootFlags): Promise<void> {
     throw new CliError(`boot: ${flags.file} is not a valid session file:\n${lines.join('\n')}`);
   }
   cliSettings(); // configuration errors before any connection
-  const commandId = randomUUID();
   const { session, processes } = parsed.boot;
-  await withClient((client) => {
-    const send = () =>
-      client.boot(parsed.boot, {
-        commandId,
-        wait: flags.wait,
-        timeoutMs: timeoutMs(flags),
-      });
-    const plan = { commandId, kind: 'boot' as const, session, total: processes.length };
-    return report({ command: 'boot', json: flags.json }, () =>
-      flags.wait ? withProgress(client, plan, send) : send(),
-    );
-  });
+  const what = { command: 'boot', kind: 'boot' as const, session, total: processes.length };
+  await sendCommand(what, flags, (client, commandId) =>
+    client.boot(parsed.boot, { commandId, wait: flags.wait, timeoutMs: timeoutMs(flags) }),
+  );
 }

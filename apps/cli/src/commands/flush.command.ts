@@ -2,34 +2,22 @@ import type { Command } from 'commander';
 import { withClient } from '../cli-context';
 import type { CommandCompleted, ProcessInstance } from '@kpm/contracts';
 import { outcomeError, printCompletion } from '../command-outcome';
-import {
-  addJsonFlag,
-  addQueryFlags,
-  queryOf,
-  seconds,
-  timeoutMs,
-  type OutputFlags,
-  type QueryFlags,
-} from '../options';
+import { addQueryCommandFlags, queryOf, timeoutMs, type QueryCommandFlags } from '../options';
 import { printJson } from '../output';
 
-interface FlushFlags extends OutputFlags, QueryFlags {
-  timeout?: number;
-}
-
 export function registerFlushCommand(program: Command): void {
-  const command = addQueryFlags(
+  const command = addQueryCommandFlags(
     program
       .command('flush')
       .description(
         'forget DEAD processes (all sessions unless --session); prints what was flushed',
       ),
-  ).option('--timeout <seconds>', 'give up after this many seconds (default 30)', seconds);
-  addJsonFlag(command).addHelpText('after', '\nExample:\n  npx kpm flush --session run-42');
-  command.action((flags: FlushFlags) => flush(flags));
+  );
+  command.addHelpText('after', '\nExample:\n  npx kpm flush --session run-42');
+  command.action((flags: QueryCommandFlags) => flush(flags));
 }
 
-async function flush(flags: FlushFlags): Promise<void> {
+async function flush(flags: QueryCommandFlags): Promise<void> {
   const query = queryOf(flags);
   const options = { command: 'flush', json: flags.json };
   const completions = await withClient(async (client) => {

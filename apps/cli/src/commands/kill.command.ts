@@ -1,33 +1,28 @@
-import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { withClient } from '../cli-context';
-import { report } from '../command-outcome';
 import { CliError, ExitCode } from '../exit-codes';
 import {
+  addGraceFlag,
   addQueryFlags,
   addWaitFlags,
   queryOf,
-  seconds,
   type QueryFlags,
   type WaitFlags,
 } from '../options';
-import { withProgress } from '../progress/with-progress';
+import { sendCommand } from '../send-command';
 
 interface KillFlags extends WaitFlags, QueryFlags {
   grace?: number;
 }
 
 export function registerKillCommand(program: Command): void {
-  const command = addQueryFlags(
-    program
-      .command('kill')
-      .description(
-        "kill processes in drunc's shutdown order (applications first, infrastructure last)",
-      ),
-  ).option(
-    '--grace <seconds>',
-    'grace period before SIGKILL (default: the service setting)',
-    seconds,
+  const command = addGraceFlag(
+    addQueryFlags(
+      program
+        .command('kill')
+        .description(
+          "kill processes in drunc's shutdown order (applications first, infrastructure last)",
+        ),
+    ),
   );
   addWaitFlags(
     command,
@@ -52,17 +47,14 @@ async function kill(flags: KillFlags): Promise<void> {
       ExitCode.usage,
     );
   }
-  const commandId = randomUUID();
   const data = {
     query: queryOf(flags),
     gracePeriodSeconds: flags.grace,
     timeoutSeconds: flags.timeout,
   };
-  await withClient((client) => {
-    const send = () => client.kill(data, { commandId, wait: flags.wait });
-    const plan = { commandId, kind: 'kill' as const, session: flags.session };
-    return report({ command: 'kill', json: flags.json }, () =>
-      flags.wait ? withProgress(client, plan, send) : send(),
-    );
-  });
+  await sendCommand(
+    { command: 'kill', kind: 'kill', session: flags.session },
+    flags,
+    (client, id) => client.kill(data, { commandId: id, wait: flags.wait }),
+  );
 }

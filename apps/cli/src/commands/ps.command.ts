@@ -1,36 +1,24 @@
 import type { Command } from 'commander';
 import { withClient } from '../cli-context';
 import { outcomeError } from '../command-outcome';
-import {
-  addJsonFlag,
-  addQueryFlags,
-  queryOf,
-  seconds,
-  timeoutMs,
-  type OutputFlags,
-  type QueryFlags,
-} from '../options';
+import { addQueryCommandFlags, queryOf, timeoutMs, type QueryCommandFlags } from '../options';
 import { coloursFor, printJson } from '../output';
 import { formatProcessTable } from '../render/process-table';
 
-interface PsFlags extends OutputFlags, QueryFlags {
-  timeout?: number;
-}
-
 export function registerPsCommand(program: Command): void {
-  const command = addQueryFlags(
+  const command = addQueryCommandFlags(
     program
       .command('ps')
       .description('list processes, RUNNING and DEAD, with exit codes (from the state service)'),
-  ).option('--timeout <seconds>', 'give up after this many seconds (default 30)', seconds);
-  addJsonFlag(command).addHelpText(
+  );
+  command.addHelpText(
     'after',
     '\nExamples:\n  npx kpm ps\n  npx kpm ps --session run-42 --name controller --json',
   );
-  command.action((flags: PsFlags) => ps(flags));
+  command.action((flags: QueryCommandFlags) => ps(flags));
 }
 
-async function ps(flags: PsFlags): Promise<void> {
+async function ps(flags: QueryCommandFlags): Promise<void> {
   const processes = await withClient((client) =>
     client.ps(queryOf(flags), { timeoutMs: timeoutMs(flags) }).catch((error: unknown) => {
       throw outcomeError({ command: 'ps', json: flags.json }, error);

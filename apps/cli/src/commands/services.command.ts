@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-
-import { printJson, printTable } from '../output';
+import { addDownCommand, addStatusCommand, printRows } from './local-group';
 
 type LocalServicesModule = typeof import('../local/local-services');
+
+const COLUMNS = ['service', 'pid', 'port', 'ready'];
 
 /** Loaded when a services command runs: the other commands start faster without the stack. */
 function localServices() {
@@ -20,26 +21,20 @@ export function registerServicesCommands(program: Command): void {
     .command('up')
     .description('start the services that are not running and wait until they are ready')
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => print(await localServices().up(), options.json));
-
-  services
-    .command('down')
-    .description('stop the services (SIGTERM, so in-flight work finishes)')
-    .action(async () => {
-      await localServices().down();
-      console.error('kpm services: down');
-    });
-
-  services
-    .command('status')
-    .description('pid, port and readiness of each service')
-    .option('--json', 'print [{service, pid, port, ready}]')
     .action(async (options: { json?: boolean }) =>
-      print(await localServices().status(), options.json),
+      printRows(await localServices().up(), COLUMNS, options.json),
     );
-}
 
-function print(status: unknown[], json?: boolean): void {
-  if (json) printJson(status);
-  else printTable(status as Record<string, unknown>[], ['service', 'pid', 'port', 'ready']);
+  addDownCommand(services, 'stop the services (SIGTERM, so in-flight work finishes)', () =>
+    localServices().down(),
+  );
+  addStatusCommand(
+    services,
+    {
+      description: 'pid, port and readiness of each service',
+      json: 'print [{service, pid, port, ready}]',
+      columns: COLUMNS,
+    },
+    () => localServices().status(),
+  );
 }

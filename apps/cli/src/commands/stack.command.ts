@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { printJson } from '../output';
+import { addDownCommand, addStatusCommand } from './local-group';
 
 /** Loaded when a stack command runs: the other commands start faster without the stack. */
 function defaultStack() {
@@ -6,7 +8,6 @@ function defaultStack() {
   const module = require('../local/local-stack') as typeof import('../local/local-stack');
   return module.defaultStack();
 }
-import { printJson, printTable } from '../output';
 
 export function registerStackCommands(program: Command): void {
   const stack = program
@@ -27,28 +28,16 @@ export function registerStackCommands(program: Command): void {
       console.error(`kpm stack: up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     });
 
-  stack
-    .command('down')
-    .description('stop every component (data is kept for the next up)')
-    .action(async () => {
-      await defaultStack().down();
-      console.error('kpm stack: down');
-    });
-
-  stack
-    .command('status')
-    .description('which components run, their pids and endpoints')
-    .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => {
-      const status = await defaultStack().status();
-      if (options.json) printJson(status);
-      else
-        printTable(status as unknown as Record<string, unknown>[], [
-          'name',
-          'running',
-          'pid',
-          'endpoint',
-          'detail',
-        ]);
-    });
+  addDownCommand(stack, 'stop every component (data is kept for the next up)', () =>
+    defaultStack().down(),
+  );
+  addStatusCommand(
+    stack,
+    {
+      description: 'which components run, their pids and endpoints',
+      json: 'print JSON',
+      columns: ['name', 'running', 'pid', 'endpoint', 'detail'],
+    },
+    () => defaultStack().status(),
+  );
 }

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { invokingUser, withClient } from '../cli-context';
-import { report } from '../command-outcome';
-import { addWaitFlags, seconds, type WaitFlags } from '../options';
-import { withProgress } from '../progress/with-progress';
+import { invokingUser } from '../cli-context';
+import { addGraceFlag, addWaitFlags, type WaitFlags } from '../options';
+import { sendCommand } from '../send-command';
 
 interface TerminateFlags extends WaitFlags {
   session: string;
@@ -13,19 +11,15 @@ interface TerminateFlags extends WaitFlags {
 }
 
 export function registerTerminateCommand(program: Command): void {
-  const command = program
-    .command('terminate')
-    .description(
-      "kill every process of a session in drunc's shutdown order, then delete its namespace",
-    )
-    .requiredOption('--session <name>', 'the session to terminate')
-    .option('--user <name>', 'terminate as this user (default: you)')
-    .option(
-      '--grace <seconds>',
-      'grace period before SIGKILL (default: the service setting)',
-      seconds,
-    )
-    .option('--keep-namespace', 'kill the processes but keep the namespace');
+  const command = addGraceFlag(
+    program
+      .command('terminate')
+      .description(
+        "kill every process of a session in drunc's shutdown order, then delete its namespace",
+      )
+      .requiredOption('--session <name>', 'the session to terminate')
+      .option('--user <name>', 'terminate as this user (default: you)'),
+  ).option('--keep-namespace', 'kill the processes but keep the namespace');
   addWaitFlags(
     command,
     'the terminate times out after this many seconds: exit 3 with the pending processes',
@@ -34,7 +28,6 @@ export function registerTerminateCommand(program: Command): void {
 }
 
 async function terminate(flags: TerminateFlags): Promise<void> {
-  const commandId = randomUUID();
   const data = {
     session: flags.session,
     user: flags.user ?? invokingUser(),
@@ -42,11 +35,8 @@ async function terminate(flags: TerminateFlags): Promise<void> {
     timeoutSeconds: flags.timeout,
     keepNamespace: flags.keepNamespace,
   };
-  await withClient((client) => {
-    const send = () => client.terminate(data, { commandId, wait: flags.wait });
-    const plan = { commandId, kind: 'kill' as const, session: flags.session };
-    return report({ command: 'terminate', json: flags.json }, () =>
-      flags.wait ? withProgress(client, plan, send) : send(),
-    );
-  });
+  const what = { command: 'terminate', kind: 'kill' as const, session: flags.session };
+  await sendCommand(what, flags, (client, commandId) =>
+    client.terminate(data, { commandId, wait: flags.wait }),
+  );
 }

@@ -41,8 +41,10 @@ export const QUALIFIED_NAME =
 export const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 /** Kubernetes resource quantities such as `500m`, `2`, `1.5Gi`, `64Mi`, `1e3`. */
 export const QUANTITY = /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+/** RFC 1123 subdomain: dot-separated DNS labels (node names, the label domain, Lease names). */
+export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** Node names in `allowedHosts`: DNS-1123 subdomains. */
-export const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const HOSTNAME = DNS_SUBDOMAIN;
 export const HOSTNAME_MAX = 253;
 
 export const MAX_PATH_LENGTH = 4096;

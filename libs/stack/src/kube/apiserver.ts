@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { ComponentStatus, StackComponent, StackEnv } from '../component';
-import { Daemon } from '../daemon';
-import { WaitAborted, waitFor } from '../wait';
+import type { StackEnv } from '../component';
+import { DaemonComponent } from './daemon-component';
 import { startOrRestart } from './daemon-start';
 import { type Progress } from './go-build';
 import { ensureKubernetesBinary, kubernetesBinaryVersion } from './k8s-binary';
@@ -20,18 +19,15 @@ export interface ApiServerOptions {
 export const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/16';
 
 /** kube-apiserver on 127.0.0.1 with TLS, an admin token, RBAC and service-account issuing. */
-export class ApiServerComponent implements StackComponent {
-  readonly name = 'kube-apiserver';
+export class ApiServerComponent extends DaemonComponent {
   readonly port: number;
   private readonly etcdUrl: string;
-  private readonly daemon = new Daemon('kube-apiserver');
-  private readonly progress: Progress;
 
   constructor(options: ApiServerOptions = {}) {
+    super('kube-apiserver', options.progress);
     const ports = kubePorts();
     this.port = options.port ?? ports.apiserver;
     this.etcdUrl = options.etcdUrl ?? `http://127.0.0.1:${ports.etcdClient}`;
-    this.progress = options.progress ?? (() => undefined);
   }
 
   get server(): string {
@@ -48,33 +44,23 @@ export class ApiServerComponent implements StackComponent {
     const pki = ensurePki();
     await startOrRestart(this.daemon, binary, this.args(pki), this.progress);
     const endpoint = this.endpoint(pki);
-    await waitFor('kube-apiserver', () => this.ready(endpoint), {
+    await this.waitReady('kube-apiserver', () => this.ready(endpoint), {
       timeoutMs: 120000,
       intervalMs: 500,
-      onTimeout: () => this.daemon.tail(),
     });
     return {};
   }
 
-  async down(): Promise<void> {
-    await this.daemon.stop();
+  protected probe(): Promise<boolean> {
+    return this.ready(this.endpoint());
   }
 
-  async status(): Promise<ComponentStatus> {
-    const pid = this.daemon.pid();
-    const ready = pid !== undefined && (await this.ready(this.endpoint()).catch(() => false));
-    return {
-      name: this.name,
-      running: ready,
-      pid,
-      endpoint: this.server,
-      detail:
-        pid === undefined
-          ? 'not running'
-          : ready
-            ? `ready, ${kubernetesBinaryVersion('kube-apiserver')}`
-            : 'not ready',
-    };
+  protected describe(ready: boolean): string {
+    return ready ? `ready, ${kubernetesBinaryVersion('kube-apiserver')}` : 'not ready';
+  }
+
+  protected override servingUrl(): string {
+    return this.server;
   }
 
   private args(pki: KubePki): string[] {
@@ -104,8 +90,7 @@ export class ApiServerComponent implements StackComponent {
   }
 
   private async ready(endpoint: KubeEndpoint): Promise<boolean> {
-    if (!this.daemon.isRunning())
-      throw new WaitAborted(`kpm: kube-apiserver exited\n${this.daemon.tail()}`);
+    this.assertRunning();
     const result = await kubeCall(endpoint, 'GET', '/readyz');
     return result.status === 200;
   }

@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import type { ComponentStatus, StackComponent, StackEnv } from '../component';
-import { Daemon } from '../daemon';
+import type { StackEnv } from '../component';
 import { stackPaths } from '../paths';
-import { WaitAborted, waitFor } from '../wait';
+import { DaemonComponent } from './daemon-component';
 import { startOrRestart } from './daemon-start';
 import { ensureGoModuleBuild, type Progress } from './go-build';
 import { httpCall } from './kube-http';
@@ -16,18 +15,15 @@ export interface EtcdOptions {
 }
 
 /** A single-member etcd on 127.0.0.1 (plain HTTP: it is only reachable locally). */
-export class EtcdComponent implements StackComponent {
-  readonly name = 'etcd';
+export class EtcdComponent extends DaemonComponent {
   readonly clientPort: number;
   readonly peerPort: number;
-  private readonly daemon = new Daemon('etcd');
-  private readonly progress: Progress;
 
   constructor(options: EtcdOptions = {}) {
+    super('etcd', options.progress);
     const ports = kubePorts();
     this.clientPort = options.clientPort ?? ports.etcdClient;
     this.peerPort = options.peerPort ?? ports.etcdPeer;
-    this.progress = options.progress ?? (() => undefined);
   }
 
   /** What kube-apiserver's --etcd-servers takes. */
@@ -61,32 +57,20 @@ export class EtcdComponent implements StackComponent {
       ],
       this.progress,
     );
-    await waitFor('etcd', () => this.healthy(), {
-      timeoutMs: 30000,
-      onTimeout: () => this.daemon.tail(),
-    });
+    await this.waitReady('etcd', () => this.probe(), { timeoutMs: 30000 });
     return {};
   }
 
-  async down(): Promise<void> {
-    await this.daemon.stop();
+  protected describe(healthy: boolean): string {
+    return healthy ? `healthy, ${etcdVersion()}` : 'not healthy';
   }
 
-  async status(): Promise<ComponentStatus> {
-    const pid = this.daemon.pid();
-    const healthy = pid !== undefined && (await this.healthy().catch(() => false));
-    return {
-      name: this.name,
-      running: healthy,
-      pid,
-      endpoint: this.url,
-      detail:
-        pid === undefined ? 'not running' : healthy ? `healthy, ${etcdVersion()}` : 'not healthy',
-    };
+  protected override servingUrl(): string {
+    return this.url;
   }
 
-  private async healthy(): Promise<boolean> {
-    if (!this.daemon.isRunning()) throw new WaitAborted(`kpm: etcd exited\n${this.daemon.tail()}`);
+  protected async probe(): Promise<boolean> {
+    this.assertRunning();
     const result = await httpCall(`${this.url}/health`, { timeoutMs: 2000 });
     return (
       result.status === 200 && (JSON.parse(result.body) as { health?: string }).health === 'true'

@@ -1,6 +1,14 @@
-import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  type WriteStream,
+} from 'node:fs';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { stackPaths } from '../paths';
 
 export type Progress = (message: string) => void;
@@ -77,15 +85,37 @@ async function runGo(
 ): Promise<void> {
   const go = process.env.KPM_GO ?? 'go';
   mkdirSync(stackPaths.bin(), { recursive: true });
-  mkdirSync(stackPaths.logs(), { recursive: true });
-  const logFile = join(stackPaths.logs(), `build-${name}.log`);
-  const log = createWriteStream(logFile, { flags: 'w' });
+  const output = new BuildOutput(name);
   const started = Date.now();
+  const seconds = (): number => Math.round((Date.now() - started) / 1000);
   options.progress(`${name}: building with ${go} ${args.filter((a) => a !== '-v').join(' ')}`);
+  const child = spawnGo(go, args, options);
+  output.follow(child);
+  const ticker = setInterval(() => {
+    options.progress(
+      `${name}: still building (${seconds()} s, ${output.packages} packages; log ${output.logFile})`,
+    );
+  }, 15000);
+  try {
+    const code = await exitCodeOf(child, go);
+    if (code !== 0) {
+      throw new Error(
+        `kpm: building ${name} failed (exit ${code}); see ${output.logFile}\n${output.tail.join('\n')}`,
+      );
+    }
+    options.progress(`${name}: built in ${seconds()} s (${output.packages} packages)`);
+  } finally {
+    clearInterval(ticker);
+    await output.close();
+  }
+}
 
-  let packages = 0;
-  let tail: string[] = [];
-  const child = spawn(go, args, {
+function spawnGo(
+  go: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(go, args, {
     cwd: options.cwd,
     // -buildvcs=false: the wrapper modules sit inside our git checkout, whose state is irrelevant.
     env: {
@@ -95,41 +125,50 @@ async function runGo(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const onOutput = (chunk: Buffer): void => {
-    log.write(chunk);
-    const lines = chunk.toString('utf8').split('\n').filter(Boolean);
-    packages += lines.filter((line) => !line.startsWith('go: ') && !line.includes(' ')).length;
-    tail = [...tail, ...lines].slice(-20);
-  };
-  child.stdout.on('data', onOutput);
-  child.stderr.on('data', onOutput);
-  const ticker = setInterval(() => {
-    const seconds = Math.round((Date.now() - started) / 1000);
-    options.progress(
-      `${name}: still building (${seconds} s, ${packages} packages; log ${logFile})`,
-    );
-  }, 15000);
+}
 
-  try {
-    const code = await new Promise<number>((resolve, reject) => {
-      child.on('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          error.code === 'ENOENT'
-            ? new Error(`kpm: '${go}' not found; install Go ≥ 1.26 or set KPM_GO`)
-            : error,
-        ),
-      );
-      child.on('close', (exitCode) => resolve(exitCode ?? 1));
-    });
-    if (code !== 0) {
-      throw new Error(
-        `kpm: building ${name} failed (exit ${code}); see ${logFile}\n${tail.join('\n')}`,
-      );
-    }
-    const seconds = Math.round((Date.now() - started) / 1000);
-    options.progress(`${name}: built in ${seconds} s (${packages} packages)`);
-  } finally {
-    clearInterval(ticker);
-    await new Promise<void>((resolve) => log.end(resolve));
+function exitCodeOf(child: ChildProcess, go: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'ENOENT'
+          ? new Error(`kpm: '${go}' not found; install Go ≥ 1.26 or set KPM_GO`)
+          : error,
+      ),
+    );
+    child.on('close', (exitCode) => resolve(exitCode ?? 1));
+  });
+}
+
+/** A build's output: all of it in `.kpm/logs/build-<name>.log`, its packages counted, its end kept. */
+class BuildOutput {
+  readonly logFile: string;
+  /** Packages compiled so far (`go build -v` prints one bare import path per package). */
+  packages = 0;
+  /** The last lines, for the error message of a failed build. */
+  tail: string[] = [];
+  private readonly log: WriteStream;
+
+  constructor(name: string) {
+    mkdirSync(stackPaths.logs(), { recursive: true });
+    this.logFile = join(stackPaths.logs(), `build-${name}.log`);
+    this.log = createWriteStream(this.logFile, { flags: 'w' });
+  }
+
+  follow(child: ChildProcessByStdio<null, Readable, Readable>): void {
+    const onOutput = (chunk: Buffer): void => this.record(chunk);
+    child.stdout.on('data', onOutput);
+    child.stderr.on('data', onOutput);
+  }
+
+  close(): Promise<void> {
+    return new Promise<void>((resolve) => this.log.end(resolve));
+  }
+
+  private record(chunk: Buffer): void {
+    this.log.write(chunk);
+    const lines = chunk.toString('utf8').split('\n').filter(Boolean);
+    this.packages += lines.filter((line) => !line.startsWith('go: ') && !line.includes(' ')).length;
+    this.tail = [...this.tail, ...lines].slice(-20);
   }
 }

@@ -1,5 +1,6 @@
 export * from './apiserver';
 export * from './controller-manager';
+export * from './daemon-component';
 export * from './daemon-start';
 export * from './etcd';
 export * from './go-build';

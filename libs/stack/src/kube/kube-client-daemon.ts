@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { ComponentStatus, StackComponent, StackEnv } from '../component';
-import { Daemon } from '../daemon';
-import { WaitAborted, waitFor } from '../wait';
+import type { StackEnv } from '../component';
+import { DaemonComponent } from './daemon-component';
 import { startOrRestart } from './daemon-start';
 import { type Progress } from './go-build';
 import {
@@ -24,20 +23,17 @@ export interface KubeClientDaemonOptions {
  * kube-controller-manager): one instance, no leader election, serving /healthz on 127.0.0.1 with
  * our serving certificate so readiness is checked against our CA.
  */
-export abstract class KubeClientDaemon implements StackComponent {
+export abstract class KubeClientDaemon extends DaemonComponent {
   readonly port: number;
   protected readonly kubeconfig: string;
-  private readonly daemon: Daemon;
-  private readonly progress: Progress;
 
   constructor(
-    readonly name: KubernetesBinary,
+    override readonly name: KubernetesBinary,
     options: KubeClientDaemonOptions,
   ) {
+    super(name, options.progress);
     this.port = options.port;
     this.kubeconfig = options.kubeconfig;
-    this.daemon = new Daemon(name);
-    this.progress = options.progress ?? (() => undefined);
   }
 
   /** Flags of this binary beyond the common ones. */
@@ -60,36 +56,25 @@ export abstract class KubeClientDaemon implements StackComponent {
       ...this.args(pki),
     ];
     await startOrRestart(this.daemon, binary, args, this.progress);
-    await waitFor(this.name, () => this.healthy(pki), {
-      timeoutMs: 60000,
-      intervalMs: 500,
-      onTimeout: () => this.daemon.tail(),
-    });
+    await this.waitReady(this.name, () => this.healthy(pki), { timeoutMs: 60000, intervalMs: 500 });
     return {};
   }
 
-  async down(): Promise<void> {
-    await this.daemon.stop();
+  protected probe(): Promise<boolean> {
+    return this.healthy(ensurePki());
   }
 
-  async status(): Promise<ComponentStatus> {
-    const pid = this.daemon.pid();
-    const healthy = pid !== undefined && (await this.healthy(ensurePki()).catch(() => false));
-    const version = kubernetesBinaryVersion(this.name);
-    return {
-      name: this.name,
-      running: healthy,
-      pid,
-      endpoint: `https://127.0.0.1:${this.port}`,
-      detail: pid === undefined ? 'not running' : healthy ? `healthy, ${version}` : 'not healthy',
-    };
+  protected describe(healthy: boolean): string {
+    return healthy ? `healthy, ${kubernetesBinaryVersion(this.name)}` : 'not healthy';
+  }
+
+  protected override servingUrl(): string {
+    return `https://127.0.0.1:${this.port}`;
   }
 
   private async healthy(pki: KubePki): Promise<boolean> {
-    if (!this.daemon.isRunning()) {
-      throw new WaitAborted(`kpm: ${this.name} exited\n${this.daemon.tail()}`);
-    }
-    const result = await httpCall(`https://127.0.0.1:${this.port}/healthz`, {
+    this.assertRunning();
+    const result = await httpCall(`${this.servingUrl()}/healthz`, {
       ca: readFileSync(pki.caCert, 'utf8'),
       timeoutMs: 2000,
     });

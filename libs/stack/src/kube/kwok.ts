@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { ComponentStatus, StackComponent, StackEnv } from '../component';
-import { Daemon } from '../daemon';
+import type { StackEnv } from '../component';
 import { stackPaths } from '../paths';
-import { WaitAborted, waitFor } from '../wait';
+import { DaemonComponent } from './daemon-component';
 import { startOrRestart } from './daemon-start';
 import { ensureGoInstall, type Progress } from './go-build';
 import { kubeCall, type KubeEndpoint } from './kube-http';
@@ -30,17 +29,14 @@ export interface KwokOptions {
 }
 
 /** kwok as the kubelet of a few fake nodes, driving pods through stack/kube/kwok.yaml. */
-export class KwokComponent implements StackComponent {
-  readonly name = 'kwok';
+export class KwokComponent extends DaemonComponent {
   readonly nodes: string[];
-  private readonly daemon = new Daemon('kwok');
   private readonly configFile: string;
-  private readonly progress: Progress;
 
   constructor(private readonly options: KwokOptions) {
+    super('kwok', options.progress);
     this.nodes = options.nodes ?? ['kpm-node-1', 'kpm-node-2', 'kpm-node-3'];
     this.configFile = options.configFile ?? stackPaths.source('kube', 'kwok.yaml');
-    this.progress = options.progress ?? (() => undefined);
   }
 
   async up(): Promise<StackEnv> {
@@ -60,26 +56,18 @@ export class KwokComponent implements StackComponent {
     await startOrRestart(this.daemon, binary, args, this.progress, [
       readFileSync(this.configFile, 'utf8'),
     ]);
-    await waitFor(`kwok nodes ${this.nodes.join(', ')}`, () => this.nodesReady(endpoint), {
+    await this.waitReady(`kwok nodes ${this.nodes.join(', ')}`, () => this.nodesReady(endpoint), {
       timeoutMs: 60000,
-      onTimeout: () => this.daemon.tail(),
     });
     return {};
   }
 
-  async down(): Promise<void> {
-    await this.daemon.stop();
+  protected probe(): Promise<boolean> {
+    return this.nodesReady(this.options.endpoint());
   }
 
-  async status(): Promise<ComponentStatus> {
-    const pid = this.daemon.pid();
-    let detail = 'not running';
-    let ready = false;
-    if (pid !== undefined) {
-      ready = await this.nodesReady(this.options.endpoint()).catch(() => false);
-      detail = ready ? `nodes ready: ${this.nodes.join(', ')}` : 'nodes not ready';
-    }
-    return { name: this.name, running: ready, pid, detail };
+  protected describe(ready: boolean): string {
+    return ready ? `nodes ready: ${this.nodes.join(', ')}` : 'nodes not ready';
   }
 
   /** Creates the Node objects kwok will manage (no kubelet registers them here). */
@@ -109,7 +97,7 @@ export class KwokComponent implements StackComponent {
   }
 
   private async nodesReady(endpoint: KubeEndpoint): Promise<boolean> {
-    if (!this.daemon.isRunning()) throw new WaitAborted(`kpm: kwok exited\n${this.daemon.tail()}`);
+    this.assertRunning();
     const selector = encodeURIComponent(`${SIM_NODE_LABEL}=true`);
     const result = await kubeCall(endpoint, 'GET', `/api/v1/nodes?labelSelector=${selector}`);
     if (result.status !== 200) return false;

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { CompletionType, topicName } from '@kpm/contracts';
+import { type KpmTrio } from './kpm-trio';
+import { stackEnv } from './stack-env';
+import { TopicProbe } from './topic-probe';
+
+/**
+ * The sequence test/support/python/every_command.py runs, sent by kafkajs (murmur2 keys) as raw
+ * CloudEvents, with the answers in the same comparable form: what a Python client gets must equal
+ * what a kafkajs client gets.
+ */
+export interface Answer {
+  command: string;
+  commandType: string;
+  status: string;
+  processes: Array<[string, string, number | null]>;
+  /** How many processes' logs came back (uuids differ between sessions). */
+  logs: number | null;
+  errors: string[];
+}
+
+interface Completion {
+  commandType: string;
+  status: string;
+  processes: Array<{
+    uuid: string;
+    statusCode: string;
+    returnCode?: number;
+    description: { metadata: { name: string } };
+  }>;
+  logs?: unknown[];
+  errors?: Array<{ message: string }>;
+}
+
+/** The Python script's `comparable`: ids and times differ between clients, nothing else may. */
+export function comparable(command: string, completion: Completion): Answer {
+  return {
+    command,
+    commandType: completion.commandType,
+    status: completion.status,
+    processes: completion.processes
+      .map((p): [string, string, number | null] => [
+        p.description.metadata.name,
+        p.statusCode,
+        p.returnCode ?? null,
+      ])
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), // names are unique in a session
+    logs: completion.logs ? completion.logs.length : null,
+    errors: (completion.errors ?? []).map((e) => e.message),
+  };
+}
+
+export function threeProcesses(session: string): unknown[] {
+  const app = (name: string, treeId: string, annotations: Record<string, string>) => ({
+    name,
+    treeId,
+    executableAndArguments: [{ exec: 'daq_application', args: ['--name', name] }],
+    env: { DUNEDAQ_SESSION: session },
+    annotations,
+  });
+  return [
+    app('root', '0', { 'sim.kpm.daq/graceful': 'true' }),
+    app('ru-01', '0.1.1', {}),
+    app('ru-02', '0.1.2', {}),
+  ];
+}
+
+/** Sends commands for one session through kafkajs and waits for each completion. */
+class KafkajsSteps {
+  readonly answers: Answer[] = [];
+
+  constructor(
+    private readonly trio: KpmTrio,
+    private readonly completions: TopicProbe,
+    private readonly session: string,
+  ) {}
+
+  async send(command: string, data: unknown): Promise<Completion> {
+    const id = randomUUID();
+    await this.trio.harness.send(id, `daq.kpm.command.${command}.v1`, data, this.session);
+    const found = await this.completions.waitFor(
+      (r) => r.event?.type === CompletionType.commandCompleted && r.event.data.commandId === id,
+      90_000,
+    );
+    const completion = found.event!.data as unknown as Completion;
+    this.answers.push(comparable(command, completion));
+    return completion;
+  }
+}
+
+function uuidOf(completion: Completion, name: string): string {
+  return completion.processes.find((p) => p.description.metadata.name === name)!.uuid;
+}
+
+/** boot, kill ru-02, ps, logs, restart ru-01, kill ru-01, flush, ps, terminate. */
+export async function everyCommandWithKafkajs(trio: KpmTrio, session: string): Promise<Answer[]> {
+  const probe = await new TopicProbe(stackEnv().brokers, [
+    topicName('completions', trio.prefix),
+  ]).start();
+  try {
+    const steps = new KafkajsSteps(trio, probe, session);
+    const user = 'alice';
+    const booted = await steps.send('boot', { session, user, processes: threeProcesses(session) });
+    const ru01 = uuidOf(booted, 'ru-01');
+    await steps.send('kill', { query: { session, names: ['^ru-02$'] }, gracePeriodSeconds: 1 });
+    await steps.send('ps', { query: { session } });
+    await steps.send('logs', { query: { session, names: ['^ru-01$'] }, tailLines: 10 });
+    await steps.send('restart', { query: { uuids: [ru01] } });
+    await steps.send('kill', { query: { session, names: ['^ru-01$'] }, gracePeriodSeconds: 1 });
+    await steps.send('flush', { query: { session } });
+    await steps.send('ps', { query: { session } });
+    await steps.send('terminate', { session, user });
+    return steps.answers;
+  } finally {
+    await probe.stop();
+  }
+}

@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from '@kpm/stack/paths';
+
+export interface PythonRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The project's Python (scripts/python-env.sh: a venv under KPM_HOME, created once). */
+export async function projectPython(): Promise<string> {
+  const { stdout } = await run(join(repoRoot(), 'scripts', 'python-env.sh'), [], 10 * 60_000);
+  return stdout.trim();
+}
+
+/** Runs a Python script to its end; a non-zero exit is a result, not an error. */
+export function runPython(
+  python: string,
+  script: string,
+  args: string[],
+  timeoutMs = 5 * 60_000,
+): Promise<PythonRun> {
+  return run(python, [join(repoRoot(), script), ...args], timeoutMs);
+}
+
+function run(command: string, args: string[], timeoutMs: number): Promise<PythonRun> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      {
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, PYTHONUNBUFFERED: '1' },
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        if (error && code === -1)
+          return reject(new Error(`${command}: ${error.message}\n${stderr}`));
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
