@@ -1,7 +1,8 @@
 /**
  * `boot`: validate against the cluster and the configuration, emit `boot.accepted`, prepare the
  * session namespace, then boot the processes — the local connection server first and waited
- * for, the rest concurrently under `bootConcurrency` — streaming `process.booted` /
+ * for, then the root controller and waited for, the rest concurrently under `bootConcurrency` —
+ * streaming `process.booted` /
  * `process.boot-failed` as they settle.
  */
 import type { V1Namespace } from '@kubernetes/client-node';
@@ -19,7 +20,7 @@ import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext, PodBuilder } from './pod-builder';
 import { isAlive } from './pod-state';
 import type { BootFailure, BootOutcome, ProcessBooter } from './process-booter';
-import { isConnectionServer, waitsForReady } from './ready-wait';
+import { bootStages, waitsForReady } from './ready-wait';
 import { SessionNamespace } from './session-namespace';
 import { namespaceView } from './session-ownership';
 
@@ -124,6 +125,11 @@ export class BootHandler {
     }
   }
 
+  /**
+   * drunc's order: the local connection server, waited for until Ready (the others connect to
+   * it); then the root controller, waited for until Ready; only then the rest, concurrently. A
+   * first one that fails fails everything after it without creating a pod.
+   */
   private async bootAll(
     processes: PlannedProcess[],
     bootContext: BootContext,
@@ -131,35 +137,32 @@ export class BootHandler {
     batcher: FactBatcher,
   ): Promise<void> {
     const pm = this.settings.podManagement;
-    const isServer = (p: PlannedProcess) => isConnectionServer(p, pm.connectionServerName);
     const boot = async (p: PlannedProcess): Promise<BootOutcome> => {
       const waitReady = waitsForReady(p, pm.connectionServerName);
       const outcome = await this.bootOne(p, bootContext, waitReady, context.signal);
       batcher.add(this.factOf(p, bootContext, context.subject, outcome));
       return outcome;
     };
-    // drunc boots the local connection server first and waits for it: the others connect to it.
-    for (const server of processes.filter(isServer)) {
-      const outcome = await boot(server);
-      if (!outcome.ok) {
-        const why = `not booted: the local connection server ${server.spec.name} failed (${outcome.code}: ${outcome.message})`;
-        const rest = processes.filter((p) => !isServer(p));
-        for (const p of rest)
-          batcher.add(
-            this.failed(p, bootContext, context.subject, {
-              ok: false,
-              code: 'ConnectionServerFailed',
-              message: why,
-            }),
-          );
+    const failRest = (rest: PlannedProcess[], failure: BootFailure) => {
+      for (const p of rest) batcher.add(this.failed(p, bootContext, context.subject, failure));
+    };
+    let rest = processes;
+    for (const stage of bootStages(pm.connectionServerName)) {
+      const first = rest.filter(stage.selects);
+      rest = rest.filter((p) => !stage.selects(p));
+      for (const p of first) {
+        const outcome = await boot(p);
+        if (outcome.ok) continue;
+        const why = `not booted: the ${stage.what} ${p.spec.name} failed (${outcome.code}: ${outcome.message})`;
+        failRest([...first.slice(first.indexOf(p) + 1), ...rest], {
+          ok: false,
+          code: stage.failureCode,
+          message: why,
+        });
         return;
       }
     }
-    await mapConcurrent(
-      processes.filter((p) => !isServer(p)),
-      pm.bootConcurrency,
-      boot,
-    );
+    await mapConcurrent(rest, pm.bootConcurrency, boot);
   }
 
   /** Unexpected API failures (after retries) fail the process with the API server's reason. */
