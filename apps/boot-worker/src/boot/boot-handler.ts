@@ -66,7 +66,7 @@ export class BootHandler {
         existing: existing.map((p) => ({
           name: p.name,
           uuid: p.uuid,
-          alive: isAlive(p.pod, this.cluster.fatal),
+          alive: isAlive(p.pod, this.cluster.fatal, this.cluster.imagePull()),
         })),
       },
       {

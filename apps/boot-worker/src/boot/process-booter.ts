@@ -115,7 +115,7 @@ export class ProcessBooter {
       if (!existing) continue; // gone meanwhile, or not kpm's: try once more, then report
       if (existing.metadata?.labels?.[this.cluster.labels.uuid] === process.uuid)
         return { ok: true, pod: existing };
-      if (isAlive(existing, this.cluster.fatal)) {
+      if (isAlive(existing, this.cluster.fatal, this.cluster.imagePull())) {
         const other = existing.metadata?.labels?.[this.cluster.labels.uuid];
         return fail('NameTaken', `pod ${namespace}/${name} runs another process (uuid ${other})`);
       }
@@ -145,7 +145,7 @@ export class ProcessBooter {
     const fatalReasons = this.cluster.fatal;
     const last = await this.cluster.waitPod(
       pod,
-      (p) => isReady(p) || hasPodEnded(p, fatalReasons),
+      (p) => isReady(p) || hasPodEnded(p, fatalReasons, this.cluster.imagePull()),
       timeoutS * 1000,
       signal,
     );
@@ -153,7 +153,7 @@ export class ProcessBooter {
     if (isReady(last)) return { ok: true, pod: last! };
     const where = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
     if (!last) return fail('PodDeleted', `pod ${where} was deleted before it became Ready`);
-    const ending = podEnding({ pod: last, fatalReasons });
+    const ending = podEnding({ pod: last, fatalReasons, imagePull: this.cluster.imagePull() });
     if (ending.ended && ending.fatalWait) {
       const { reason, status } = ending.fatalWait;
       return fail(reason, `pod ${where}: ${status.state?.waiting?.message ?? reason}`);
