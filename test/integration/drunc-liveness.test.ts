@@ -171,3 +171,26 @@ it('ends a process that exits 0 DEAD GracefulShutdown, as drunc words it', async
   );
   await client.terminate({ session, user: 'alice' }, { wait: true });
 });
+
+it("broadcasts drunc's DRUNC_EXCEPTION_RAISED for a refused command", async () => {
+  const session = h.session('refused');
+  const stream = client.events({ session });
+  await stream.ready();
+  const seen = collect(stream);
+  // A name that cannot name a Service (DNS-1035): the boot-worker refuses the boot.
+  const boot = await client.boot(
+    { session, user: 'alice', processes: [app('1ru', '0.1.1')] },
+    { wait: true },
+  );
+  expect(boot.completion?.status).toBe('rejected');
+  const exceptionOf = () =>
+    seen.find(
+      (e) =>
+        e.type === BroadcastEventType.broadcast &&
+        (e.data as { broadcastType: string }).broadcastType === 'DRUNC_EXCEPTION_RAISED',
+    );
+  await until(() => exceptionOf() !== undefined, 'the DRUNC_EXCEPTION_RAISED broadcast');
+  expect((exceptionOf()!.data as { text: string }).text).toMatch(
+    /^'DruncCommandException' exception thrown: boot \S+ rejected: /,
+  );
+});
