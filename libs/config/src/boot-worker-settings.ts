@@ -130,6 +130,23 @@ export class PodManagementConfig {
   })
   connectionServerName = 'local-connection-server';
 
+  /** drunc's connection_server_port: the local connection server's port (its NodePort's target). */
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  connectionServerPort = 5000;
+
+  /**
+   * drunc's connection_server_node_port: when set, the connection server is reachable from outside
+   * the cluster through a NodePort Service on this port; a boot is refused while another Service
+   * holds it (drunc's pre-boot collision check).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(30000)
+  @Max(32767)
+  connectionServerNodePort?: number;
+
   /** Upper bound of one logs answer, so it always fits one Kafka record. */
   @IsInt()
   @Min(1024)
@@ -156,4 +173,5 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_ALLOW_PRIVILEGED', 'podManagement.allowPrivileged', (raw) => raw === 'true'],
   ['KPM_RESTART_CLEANUP_SECONDS', 'podManagement.restartCleanupSeconds', Number],
   ['KPM_HOME_PATH_BASE', 'homePathBase', String],
+  ['KPM_CONNECTION_SERVER_NODE_PORT', 'podManagement.connectionServerNodePort', Number],
 ];

@@ -60,6 +60,17 @@ export const DRUNC_SETTINGS: readonly DruncSetting[] = [
     kind: 'seconds',
   },
   { drunc: 'home_path_base', kpm: 'homePathBase', kind: 'string' },
+  {
+    drunc: 'connection_server_port',
+    kpm: 'podManagement.connectionServerPort',
+    druncDefault: 5000,
+    kind: 'port',
+  },
+  {
+    drunc: 'connection_server_node_port',
+    kpm: 'podManagement.connectionServerNodePort',
+    kind: 'port',
+  },
 ];
 
 /**

@@ -20,7 +20,8 @@ import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext, PodBuilder } from './pod-builder';
 import { isAlive } from './pod-state';
 import type { BootFailure, BootOutcome, ProcessBooter } from './process-booter';
-import { bootStages, waitsForReady } from './ready-wait';
+import { nodePortCollision } from './node-port-service';
+import { bootStages, isConnectionServer, waitsForReady } from './ready-wait';
 import { SessionNamespace } from './session-namespace';
 import { namespaceView } from './session-ownership';
 
@@ -42,7 +43,10 @@ export class BootHandler {
   async handle(command: BootCommand, context: CommandContext): Promise<FieldError[]> {
     const processes = planProcesses(context.commandId, command.processes);
     const namespace = await this.cluster.namespaces.read(command.session);
-    const errors = await this.validate(command, processes, namespace);
+    const errors = [
+      ...(await this.validate(command, processes, namespace)),
+      ...(await this.nodePortErrors(command.session, processes)),
+    ];
     if (errors.length > 0) return errors;
     await this.accept(command, processes, context);
     await this.bootSession(command, processes, namespace, context);
@@ -76,6 +80,19 @@ export class BootHandler {
         allowPrivileged: pm.allowPrivileged,
       },
     );
+  }
+
+  /** drunc's pre-boot NodePort collision check, for a boot with the connection server. */
+  private async nodePortErrors(
+    session: string,
+    processes: PlannedProcess[],
+  ): Promise<FieldError[]> {
+    const { connectionServerName, connectionServerNodePort } = this.settings.podManagement;
+    const server = processes.find((p) => isConnectionServer(p, connectionServerName));
+    if (!server || connectionServerNodePort === undefined) return [];
+    const holder = await this.cluster.services.nodePortHolder(connectionServerNodePort);
+    const at = `processes[${server.index}]`;
+    return nodePortCollision(at, session, server.spec.name, connectionServerNodePort, holder);
   }
 
   private async accept(
