@@ -39,6 +39,13 @@ describe("drunc's process-manager configuration as-is", () => {
     ['no checking: drunc 300', 'labels: {}', 'podManagement.hostCacheExpirySeconds', 300],
     ['drunc_label', 'labels:\n    drunc_label: np04.daq', 'labels.domain', 'np04.daq'],
     ['no home_path_base', 'labels: {}', 'homePathBase', undefined],
+    [
+      'connection_server_node_port',
+      'connection_server_node_port: 30500',
+      'podManagement.connectionServerNodePort',
+      30500,
+    ],
+    ['no connection_server_port: 5000', 'labels: {}', 'podManagement.connectionServerPort', 5000],
   ])('%s', (_, settingsYaml, path, value) => {
     const file = yamlFile(`type: k8s\nsettings:\n  ${settingsYaml}\n`);
     const settings = loadSettings('boot-worker', { KPM_CONFIG: file }) as unknown as Record<
