@@ -19,3 +19,4 @@ export * from './partition-owner';
 export * from './positioned-reader';
 export * from './shared-admin';
 export * from './topic-follower';
+export * from './broker-probe';

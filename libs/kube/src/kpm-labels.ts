@@ -46,4 +46,11 @@ export class KpmLabels {
   isOurs(labels: Record<string, string> | undefined): boolean {
     return labels?.[this.creator] === 'kpm';
   }
+
+  /** kpm writes only objects it can recognise later as its own: refuse anything else. */
+  requireOurs(kind: string, object: { metadata?: { labels?: Record<string, string> } }): void {
+    if (!this.isOurs(object.metadata?.labels)) {
+      throw new Error(`kpm creates only ${kind} carrying its creator label`);
+    }
+  }
 }

@@ -37,8 +37,7 @@ export class PodGateway {
   }
 
   async create(namespace: string, pod: V1Pod): Promise<V1Pod> {
-    if (!this.labels.isOurs(pod.metadata?.labels))
-      throw new Error('kpm creates only pods carrying its creator label');
+    this.labels.requireOurs('pods', pod);
     return withKubeRetry(() => this.core.createNamespacedPod({ namespace, body: pod }), this.retry);
   }
 

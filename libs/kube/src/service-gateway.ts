@@ -23,9 +23,7 @@ export class ServiceGateway {
 
   /** Creates the Service, or re-points an existing one of kpm's at `service`'s owner. */
   async ensure(namespace: string, service: V1Service): Promise<V1Service> {
-    if (!this.labels.isOurs(service.metadata?.labels)) {
-      throw new Error('kpm creates only services carrying its creator label');
-    }
+    this.labels.requireOurs('services', service);
     const name = service.metadata!.name!;
     // A Service created here passes the checks below as it is: ours, with these owners.
     const existing = await createOrExisting(

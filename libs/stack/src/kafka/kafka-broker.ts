@@ -4,7 +4,7 @@ import { Daemon } from '../daemon';
 import { WaitAborted, waitFor } from '../wait';
 import { withFileLock } from '../file-lock';
 import { installKafka, isKafkaInstalled, javaClasspathArgs, javaCommand } from './kafka-install';
-import { describeCluster, warmCoordinators } from './kafka-probe';
+import { describeCluster, warmCoordinators } from '@kpm/kafka';
 import { kafkaStackSettings, type KafkaStackSettings } from './kafka-settings';
 import { formatStorage, formattedClusterId, renderServerProperties } from './kafka-storage';
 
