@@ -96,15 +96,7 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
   ): Promise<void> {
     const { watcher, kafka, service, instance } = this.settings;
     this.readiness.set(WATCH_PART, false, 'leading; listing pods');
-    if (!continued || !this.tracker) {
-      this.tracker = new TerminationTracker(
-        labels,
-        new Set(watcher.fatalWaitingReasons),
-        () => new Date(),
-        watcher.imagePullGraceSeconds,
-      );
-      await this.sweepProcessTable(this.tracker, term);
-    }
+    const tracker = await this.memoryOfTerm(labels, term, continued);
     const backoff = {
       initialMs: watcher.retryInitialMs,
       maxMs: watcher.watcherRetrySleepSeconds * 1000,
@@ -124,7 +116,7 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     this.metrics.leader.set(1);
     try {
       await new TerminationWatch({
-        tracker: this.tracker,
+        tracker,
         stream,
         publish: (batch) =>
           this.producer.send(
@@ -143,6 +135,27 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
       this.metrics.leader.set(0);
       this.readiness.set(WATCH_PART, !this.stopper.signal.aborted, 'not leading');
     }
+  }
+
+  /**
+   * What the term knows of the pods: kept when this replica led just before, else fresh and
+   * seeded from the process table.
+   */
+  private async memoryOfTerm(
+    labels: KpmLabels,
+    term: AbortSignal,
+    continued: boolean,
+  ): Promise<TerminationTracker> {
+    if (continued && this.tracker) return this.tracker;
+    const { watcher } = this.settings;
+    this.tracker = new TerminationTracker(
+      labels,
+      new Set(watcher.fatalWaitingReasons),
+      () => new Date(),
+      watcher.imagePullGraceSeconds,
+    );
+    await this.sweepProcessTable(this.tracker, term);
+    return this.tracker;
   }
 
   /**
