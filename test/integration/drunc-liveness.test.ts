@@ -178,11 +178,9 @@ it("broadcasts drunc's DRUNC_EXCEPTION_RAISED for a refused command", async () =
   await stream.ready();
   const seen = collect(stream);
   // A name that cannot name a Service (DNS-1035): the boot-worker refuses the boot.
-  const boot = await client.boot(
-    { session, user: 'alice', processes: [app('1ru', '0.1.1')] },
-    { wait: true },
-  );
-  expect(boot.completion?.status).toBe('rejected');
+  await expect(
+    client.boot({ session, user: 'alice', processes: [app('1ru', '0.1.1')] }, { wait: true }),
+  ).rejects.toThrow(/was rejected: processes\[0\]\.name: must start with a letter/);
   const exceptionOf = () =>
     seen.find(
       (e) =>
