@@ -72,6 +72,13 @@ it('creates the connection server, waits for it; then the root controller, waits
   for (const name of ['seg', 'ru-01', 'ru-02']) {
     expect(at(`created ${name}`)).toBeGreaterThan(at('ready root'));
   }
+  const server = (await h.pods(session)).find(
+    (p) => p.metadata!.name === 'local-connection-server',
+  );
+  expect(server!.spec!.containers[0].readinessProbe).toMatchObject({
+    tcpSocket: { port: 5000 },
+    periodSeconds: 1,
+  });
 });
 
 it('fails everything after a root controller that fails, creating none of it', async () => {

@@ -130,6 +130,15 @@ export class PodManagementConfig {
   })
   connectionServerName = 'local-connection-server';
 
+  /**
+   * drunc's checking.socket_retry_timeout: the wait between tries to reach the connection server's
+   * socket — the period of its TCP readiness probe.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(60)
+  socketRetryTimeoutSeconds = 1;
+
   /** drunc's connection_server_port: the local connection server's port (its NodePort's target). */
   @IsInt()
   @Min(1)

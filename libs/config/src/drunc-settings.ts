@@ -61,6 +61,12 @@ export const DRUNC_SETTINGS: readonly DruncSetting[] = [
   },
   { drunc: 'home_path_base', kpm: 'homePathBase', kind: 'string' },
   {
+    drunc: 'checking.socket_retry_timeout',
+    kpm: 'podManagement.socketRetryTimeoutSeconds',
+    druncDefault: 1,
+    kind: 'seconds',
+  },
+  {
     drunc: 'connection_server_port',
     kpm: 'podManagement.connectionServerPort',
     druncDefault: 5000,
@@ -76,7 +82,8 @@ export const DRUNC_SETTINGS: readonly DruncSetting[] = [
 /**
  * drunc settings kpm reads but has no use for: drunc polls where kpm watches
  * (`restart_cleanup_polling`, `kill_watch_fallback_poll_interval`, `pod_status_check_sleep`), and
- * the readout profile, readiness probes and per-host resources are not kpm's yet.
+ * the readout profile, the controllers' gRPC start-up wait and per-host resources are not kpm's
+ * yet.
  */
 export const DRUNC_SETTINGS_WITHOUT_EFFECT: readonly string[] = [
   'readout_app_selector',
@@ -85,7 +92,6 @@ export const DRUNC_SETTINGS_WITHOUT_EFFECT: readonly string[] = [
   'checking.pod_status_check_sleep',
   'checking.service_startup_timeout',
   'checking.grpc_startup_timeout',
-  'checking.socket_retry_timeout',
   'host_configs',
 ];
 

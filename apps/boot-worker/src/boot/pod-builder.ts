@@ -13,6 +13,7 @@ import type {
 import type { KpmSettings } from '@kpm/config';
 import type { KpmLabels } from '@kpm/kube';
 import type { PlannedProcess } from './planned-process';
+import { readinessProbe } from './readiness-probe';
 import { bootScript } from './shell-command';
 
 export interface BootContext {
@@ -79,6 +80,7 @@ export class PodBuilder {
         ? { preStop: { exec: { command: ['/bin/sh', '-c', 'kill -QUIT 1'] } } }
         : undefined,
       securityContext: asksPrivileged(process, this.labels) ? { privileged: true } : undefined,
+      readinessProbe: readinessProbe(process, this.settings.podManagement),
     };
     return {
       apiVersion: 'v1',
