@@ -2,8 +2,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTopicsWithLeaders } from '@kpm/kafka';
+import { createTopicsWithLeaders, kpmTopicSpecs, TopicAdmin, TopicDriftError } from '@kpm/kafka';
 import {
+  ConfigResourceTypes,
   Kafka,
   logLevel,
   type Admin,
@@ -143,7 +144,11 @@ describe('the local Kafka broker', () => {
   it('is reused by a second up(), quickly', async () => {
     const pid = broker.pid();
     const started = Date.now();
-    expect(await broker.up()).toEqual({ KPM_KAFKA_BROKERS: broker.bootstrap });
+    expect(await broker.up()).toEqual({
+      KPM_KAFKA_BROKERS: broker.bootstrap,
+      KPM_TOPIC_REPLICATION_FACTOR: '1',
+      KPM_TOPIC_MIN_INSYNC_REPLICAS: '1',
+    });
     expect(Date.now() - started).toBeLessThan(3000);
     expect(broker.pid()).toBe(pid);
     expect((await broker.status()).running).toBe(true);
@@ -215,6 +220,54 @@ describe('the local Kafka broker', () => {
       await impatient.disconnect();
     }
     expect(await admin.listTopics()).not.toContain(missing);
+  });
+
+  it("refuses kpm's topics when they drifted, naming topic, setting, expected and actual", async () => {
+    const prefix = topicName('drift');
+    const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+    const topics = new TopicAdmin(kafka);
+    const local = {
+      topicPrefix: prefix,
+      partitions: 3,
+      replicationFactor: 1,
+      minInsyncReplicas: 1,
+    };
+    expect((await topics.ensure(kpmTopicSpecs(local))).every((t) => t.created)).toBe(true);
+    expect((await topics.ensure(kpmTopicSpecs(local))).some((t) => t.created)).toBe(false);
+    // Someone turns the compacted table into a delete topic (its other configs as kpm set them).
+    const processes = kpmTopicSpecs(local).find((spec) => spec.id === 'processes')!;
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: processes.topic,
+          configEntries: processes.configEntries.map((entry) =>
+            entry.name === 'cleanup.policy' ? { ...entry, value: 'delete' } : entry,
+          ),
+        },
+      ],
+    });
+    const cases: Array<[Parameters<typeof kpmTopicSpecs>[0], string[]]> = [
+      [local, [`topic ${prefix}.processes: cleanup.policy is delete, kpm expects compact`]],
+      [{ ...local, partitions: 6 }, [`topic ${prefix}.commands: partitions is 3, kpm expects 6`]],
+      [
+        { ...local, replicationFactor: 3, minInsyncReplicas: 2 },
+        [
+          `topic ${prefix}.terminations: replication.factor is 1, kpm expects 3`,
+          `topic ${prefix}.completions: min.insync.replicas is 1, kpm expects 2`,
+        ],
+      ],
+    ];
+    try {
+      for (const [settings, lines] of cases) {
+        const failure = await topics.ensure(kpmTopicSpecs(settings)).catch((e: unknown) => e);
+        expect(failure).toBeInstanceOf(TopicDriftError);
+        for (const line of lines) expect((failure as Error).message).toContain(line);
+      }
+    } finally {
+      await admin.deleteTopics({ topics: kpmTopicSpecs(local).map((spec) => spec.topic) });
+    }
   });
 
   it('delivers keyed records through a consumer group, in order per key, from committed offsets', async () => {
@@ -412,7 +465,7 @@ describe('a broker in a fresh KPM_HOME', () => {
     const broker = new KafkaBroker({ env });
     try {
       expect((await broker.status()).detail).toBe('not provisioned');
-      expect(await broker.up()).toEqual({ KPM_KAFKA_BROKERS: `127.0.0.1:${port}` });
+      expect(await broker.up()).toMatchObject({ KPM_KAFKA_BROKERS: `127.0.0.1:${port}` });
       expect(existsSync(broker.settings.libsDir)).toBe(true);
       const clusterId = formattedClusterId(broker.settings);
       const topic = topicName('durable');

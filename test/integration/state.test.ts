@@ -242,7 +242,10 @@ describe('state service', () => {
     expect(ready.body.parts['kafka-consumer'].detail).toBe('owns partitions [0, 1, 2, 3, 4, 5]');
     const dashboard = await fetch(`${state.url}/`);
     expect(dashboard.headers.get('content-type')).toMatch(/text\/html/);
-    expect(await dashboard.text()).toMatch(/new EventSource\('\/v1\/events'\)/);
+    expect(await dashboard.text()).toContain('<script type="module" src="/dashboard/app.js">');
+    const feed = await fetch(`${state.url}/dashboard/feed.js`);
+    expect(feed.headers.get('content-type')).toMatch(/text\/javascript/);
+    expect(await feed.text()).toContain('new EventSource(`/v1/dashboard/stream?after=');
   }, 180_000);
 
   it('shows an open command with its pending uuids', async () => {

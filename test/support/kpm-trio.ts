@@ -46,6 +46,11 @@ export class KpmTrio {
     this.apps.push(await runService(WatcherModule.register(settings), settings));
   }
 
+  /** The state service's HTTP address (its API and dashboard). */
+  stateUrl(): Promise<string> {
+    return this.apps[0].getUrl();
+  }
+
   get prefix(): string {
     return this.harness.prefix;
   }

@@ -9,6 +9,10 @@ export interface ProbedRecord {
   key: string | null;
   value: Buffer | null;
   event?: CloudEvent<Record<string, unknown>>;
+  /** The record's CreateTime: when its producer sent it. */
+  createdAtMs: number;
+  /** When the probe read it. */
+  receivedAtMs: number;
 }
 
 /**
@@ -18,6 +22,7 @@ export interface ProbedRecord {
 export class TopicProbe {
   readonly records: ProbedRecord[] = [];
   private readonly waiters = new Set<() => void>();
+  private readonly positions = new Set<string>();
   private consumer?: Consumer;
 
   constructor(
@@ -36,6 +41,11 @@ export class TopicProbe {
     await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
     await this.consumer.run({
       eachMessage: ({ topic, partition, message }) => {
+        // A rejoin after a coordinator failover re-reads from the last committed offset: keep
+        // each record of the topic once, so a duplicate seen here is a duplicate on the topic.
+        const position = `${topic}/${partition}/${message.offset}`;
+        if (this.positions.has(position)) return Promise.resolve();
+        this.positions.add(position);
         this.records.push({
           topic,
           partition,
@@ -43,6 +53,8 @@ export class TopicProbe {
           key: message.key?.toString() ?? null,
           value: message.value,
           event: tryParse(message.value),
+          createdAtMs: Number(message.timestamp),
+          receivedAtMs: Date.now(),
         });
         for (const wake of this.waiters) wake();
         return Promise.resolve();

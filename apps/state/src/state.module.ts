@@ -3,7 +3,9 @@ import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import type { KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
+import { DashboardApiController } from './dashboard/dashboard-api.controller';
 import { DashboardController } from './dashboard/dashboard.controller';
+import { DashboardFeed } from './dashboard/dashboard-feed';
 import { EventsController } from './http/events.controller';
 import { ProcessesController } from './http/processes.controller';
 import { StateMetrics } from './kafka/state-metrics';
@@ -17,8 +19,13 @@ export class StateModule {
     return {
       module: StateModule,
       imports: [ServiceKitModule.forRoot(settings)],
-      controllers: [ProcessesController, EventsController, DashboardController],
-      providers: [StateView, StateMetrics, StateCoordinator],
+      controllers: [
+        ProcessesController,
+        EventsController,
+        DashboardController,
+        DashboardApiController,
+      ],
+      providers: [StateView, StateMetrics, StateCoordinator, DashboardFeed],
     };
   }
 

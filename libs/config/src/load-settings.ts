@@ -34,6 +34,8 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ],
   ['KPM_TOPIC_PREFIX', 'kafka.topicPrefix', String],
   ['KPM_TOPIC_PARTITIONS', 'kafka.partitions', Number],
+  ['KPM_TOPIC_REPLICATION_FACTOR', 'kafka.replicationFactor', Number],
+  ['KPM_TOPIC_MIN_INSYNC_REPLICAS', 'kafka.minInsyncReplicas', Number],
   ['KPM_MAX_RECORD_BYTES', 'kafka.maxRecordBytes', Number],
   ['KPM_LABEL_DOMAIN', 'labels.domain', String],
   ['KPM_HTTP_PORT', 'http.port', Number],
