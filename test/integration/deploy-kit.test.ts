@@ -244,6 +244,7 @@ describe('on the local API server', () => {
         core(v, 'services', SESSION_NS),
         true,
       ]),
+      ['list services in every namespace (NodePort check)', core('list', 'services', ''), true],
       ...['get', 'create', 'delete'].map((v): Row => [
         `${v} configmaps`,
         core(v, 'configmaps', SESSION_NS),

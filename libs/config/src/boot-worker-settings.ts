@@ -130,6 +130,32 @@ export class PodManagementConfig {
   })
   connectionServerName = 'local-connection-server';
 
+  /**
+   * drunc's checking.socket_retry_timeout: the wait between tries to reach the connection server's
+   * socket — the period of its TCP readiness probe.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(60)
+  socketRetryTimeoutSeconds = 1;
+
+  /** drunc's connection_server_port: the local connection server's port (its NodePort's target). */
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  connectionServerPort = 5000;
+
+  /**
+   * drunc's connection_server_node_port: when set, the connection server is reachable from outside
+   * the cluster through a NodePort Service on this port; a boot is refused while another Service
+   * holds it (drunc's pre-boot collision check).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(30000)
+  @Max(32767)
+  connectionServerNodePort?: number;
+
   /** Upper bound of one logs answer, so it always fits one Kafka record. */
   @IsInt()
   @Min(1024)
@@ -196,6 +222,7 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_MAX_CPU', 'podManagement.maxCpu', String],
   ['KPM_MAX_MEMORY', 'podManagement.maxMemory', String],
   ['KPM_MAX_PROCESSES_PER_BOOT', 'podManagement.maxProcessesPerBoot', Number],
+  ['KPM_CONNECTION_SERVER_NODE_PORT', 'podManagement.connectionServerNodePort', Number],
 ];
 
 function commaList(raw: string): string[] {

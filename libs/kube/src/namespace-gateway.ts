@@ -31,6 +31,15 @@ export class NamespaceGateway {
     }
   }
 
+  /** The names of the namespaces kpm created (its creator label), sorted. */
+  async listOurs(): Promise<string[]> {
+    const list = await withKubeRetry(
+      () => this.core.listNamespace({ labelSelector: this.labels.creatorSelector() }),
+      this.retry,
+    );
+    return list.items.map((namespace) => namespace.metadata?.name ?? '').sort();
+  }
+
   /**
    * Creates the namespace with kpm's creator label plus `labels`/`annotations`; when it already
    * exists (a concurrent or redelivered boot) the existing one is returned for the caller to judge.

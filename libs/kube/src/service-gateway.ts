@@ -45,6 +45,15 @@ export class ServiceGateway {
       this.retry,
     );
   }
+
+  /** The Service (`namespace/name`), in any namespace, whose ports hold `nodePort`. */
+  async nodePortHolder(nodePort: number): Promise<string | undefined> {
+    const list = await withKubeRetry(() => this.core.listServiceForAllNamespaces(), this.retry);
+    const holder = list.items.find((service) =>
+      (service.spec?.ports ?? []).some((port) => port.nodePort === nodePort),
+    );
+    return holder && `${holder.metadata?.namespace}/${holder.metadata?.name}`;
+  }
 }
 
 function sameOwners(a: V1OwnerReference[] | undefined, b: V1OwnerReference[]): boolean {

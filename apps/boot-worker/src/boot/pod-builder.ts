@@ -15,6 +15,7 @@ import type { KpmSettings } from '@kpm/config';
 import type { KpmLabels } from '@kpm/kube';
 import type { PlannedProcess } from './planned-process';
 import { containerSecurityContext, podSecurityContext } from './pod-policy';
+import { readinessProbe } from './readiness-probe';
 import { bootScript } from './shell-command';
 
 export interface BootContext {
@@ -84,6 +85,7 @@ export class PodBuilder {
         ? { preStop: { exec: { command: ['/bin/sh', '-c', 'kill -QUIT 1'] } } }
         : undefined,
       securityContext: containerSecurityContext(privileged, this.settings.podManagement),
+      readinessProbe: readinessProbe(process, this.settings.podManagement),
     };
     return {
       apiVersion: 'v1',

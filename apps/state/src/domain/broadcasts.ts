@@ -110,6 +110,26 @@ export function completionEffects(input: CompletionInput): Effect[] {
       ),
       data: { commandId: input.commandId, commandType: input.commandType, status: input.status },
     },
+    ...exceptionBroadcast(input, summary),
+  ];
+}
+
+/**
+ * drunc raises a DruncCommandException for a command it refuses or that fails, and its servicer
+ * broadcasts DRUNC_EXCEPTION_RAISED; a kill that ran out of time is not an exception there.
+ */
+function exceptionBroadcast(input: CompletionInput, summary: string): BroadcastEffect[] {
+  if (input.status !== 'failed' && input.status !== 'rejected') return [];
+  const message = `${commandName(input.commandType)} ${input.commandId} ${input.status}: ${summary}`;
+  return [
+    {
+      kind: 'broadcast',
+      id: eventId(SERVICE, 'DRUNC_EXCEPTION_RAISED', input.commandId),
+      broadcastType: 'DRUNC_EXCEPTION_RAISED',
+      session: input.session,
+      text: broadcastText.exception('DruncCommandException', message),
+      data: { commandId: input.commandId, commandType: input.commandType, status: input.status },
+    },
   ];
 }
 
