@@ -47,14 +47,13 @@ export type CommandRoute =
   { routed: true } | { routed: false; partition: number; key: string; reason: string };
 
 /**
- * A command is routed when it sits on its session's partition. The session is the record key;
- * a record without a key is routed by its CloudEvent subject (`ce_subject` header in binary
- * mode, `subject` in structured mode), and one without either is acted on where it is (nobody
- * can know its session: it is dead-lettered or rejected there).
+ * A command is routed when it sits on its session's partition: the one its record key hashes
+ * to. A record without a key is acted on where it is — the contract refuses it there at path
+ * `key` (the key must equal the subject, docs/design.md §3.1) — so routing never parses a value.
  */
 export function commandRoute(record: InboundRecord, partitions: number): CommandRoute {
-  const key = record.key ?? subjectOf(record);
-  if (key === undefined) return { routed: true };
+  const key = record.key;
+  if (key === null) return { routed: true };
   const partition = sessionPartition(key, partitions);
   if (partition === record.partition) return { routed: true };
   return {
@@ -63,20 +62,6 @@ export function commandRoute(record: InboundRecord, partitions: number): Command
     key,
     reason: `session key ${JSON.stringify(key)} belongs on partition ${partition}, not ${record.partition}`,
   };
-}
-
-/** The CloudEvent subject of a keyless record, if it has one. */
-function subjectOf(record: InboundRecord): string | undefined {
-  const header = record.headers['ce_subject'];
-  if (header) return header;
-  if (record.value === null) return undefined;
-  try {
-    const json: unknown = JSON.parse(record.value.toString('utf8'));
-    const subject = (json as { subject?: unknown } | null)?.subject;
-    return typeof subject === 'string' && subject !== '' ? subject : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The misrouted command, unchanged (value, headers, id), on its session's partition. */
