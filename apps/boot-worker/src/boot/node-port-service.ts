@@ -6,6 +6,7 @@
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { FieldError } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
+import { ownedByPod } from './pod-owner';
 
 export interface NodePortSettings {
   connectionServerPort: number;
@@ -39,16 +40,7 @@ export function nodePortService(
         [labels.session]: podLabels[labels.session] ?? '',
         [labels.app]: name,
       },
-      ownerReferences: [
-        {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          name,
-          uid: pod.metadata!.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: ownedByPod(pod),
     },
     spec: {
       type: 'NodePort',

@@ -17,6 +17,7 @@ import type { PlannedProcess } from './planned-process';
 import { containerSecurityContext, podSecurityContext } from './pod-policy';
 import { readinessProbe } from './readiness-probe';
 import { bootScript } from './shell-command';
+import { ownedByPod } from './pod-owner';
 
 export interface BootContext {
   session: string;
@@ -140,16 +141,7 @@ export class PodBuilder {
           [this.labels.session]: labels[this.labels.session],
           [this.labels.app]: name,
         },
-        ownerReferences: [
-          {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            name,
-            uid: pod.metadata!.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: ownedByPod(pod),
       },
       spec: {
         clusterIP: 'None',
