@@ -3,6 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTopicsWithLeaders, kpmTopicSpecs, TopicAdmin, TopicDriftError } from '@kpm/kafka';
+import { until } from '../support/kafka-cluster-fixture';
 import {
   ConfigResourceTypes,
   Kafka,
@@ -114,6 +115,15 @@ function consumeUntil(
 const valuesOf = (received: Received[]) => received.map((record) => record.value);
 
 /** The group's committed offset of every partition is its end (-1 where nothing was there to read). */
+/** One config of a topic as the broker reports it now. */
+async function topicConfig(admin: Admin, topic: string, name: string): Promise<string | undefined> {
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [name] }],
+  });
+  return described.resources[0]?.configEntries.find((e) => e.configName === name)?.configValue;
+}
+
 async function expectCommittedAtEnd(admin: Admin, groupId: string, topic: string): Promise<void> {
   const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
   const ends = await admin.fetchTopicOffsets(topic);
@@ -248,6 +258,13 @@ describe('the local Kafka broker', () => {
         },
       ],
     });
+    // AlterConfigs returns once the KRaft controller committed the change; the broker applies it
+    // to its own metadata image a moment later, and DescribeConfigs answers from that image.
+    await until(
+      () => topicConfig(admin, processes.topic, 'cleanup.policy'),
+      (policy) => policy === 'delete',
+      10_000,
+    );
     const cases: Array<[Parameters<typeof kpmTopicSpecs>[0], string[]]> = [
       [local, [`topic ${prefix}.processes: cleanup.policy is delete, kpm expects compact`]],
       [{ ...local, partitions: 6 }, [`topic ${prefix}.commands: partitions is 3, kpm expects 6`]],
