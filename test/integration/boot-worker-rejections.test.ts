@@ -77,11 +77,11 @@ const cases: Case[] = [
     () => 'is not a known field',
   ],
   [
-    'dangerous-regex',
+    'non-re2-regex',
     CommandType.kill,
-    () => ({ query: { session: owned, names: ['(a+)+$'] }, user: 'alice' }),
+    () => ({ query: { session: owned, names: ['(a)\\1'] }, user: 'alice' }),
     'query.names[0]',
-    () => 'can backtrack catastrophically',
+    () => 'is not valid RE2 syntax',
   ],
   [
     'unknown-type',

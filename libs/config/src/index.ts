@@ -5,3 +5,4 @@ export * from './watcher-settings';
 export * from './state-settings';
 export * from './security-settings';
 export * from './kafka-security-settings';
+export * from './drunc-settings';

@@ -1,5 +1,6 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import { ConsumerHealth, type ConsumerHealthReport } from './consumer-health';
 import type { DeadLetterSink } from './dead-letter-sink';
 import { whileHeartbeating } from './heartbeats';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
@@ -33,6 +34,8 @@ export interface ConsumerRunnerOptions {
   heartbeatEveryMs?: number;
   fromBeginning?: boolean;
   logger?: RunnerLogger;
+  /** Told whenever the consumer's health changes (in the group, crashing, a partition stuck). */
+  onHealth?: (report: ConsumerHealthReport) => void;
 }
 
 /**
@@ -41,9 +44,10 @@ export interface ConsumerRunnerOptions {
  */
 export class ConsumerRunner {
   private readonly stopping = new AbortController();
-  private readonly options: Required<Omit<ConsumerRunnerOptions, 'logger'>> & {
+  private readonly options: Required<Omit<ConsumerRunnerOptions, 'logger' | 'onHealth'>> & {
     logger?: RunnerLogger;
   };
+  readonly health: ConsumerHealth;
 
   constructor(options: ConsumerRunnerOptions) {
     this.options = {
@@ -54,10 +58,15 @@ export class ConsumerRunner {
       fromBeginning: true,
       ...options,
     };
+    this.health = new ConsumerHealth(options.onHealth);
   }
 
   async start(): Promise<void> {
     const { consumer, topics, fromBeginning, partitionsConsumedConcurrently } = this.options;
+    consumer.on(consumer.events.GROUP_JOIN, () => this.health.joinedGroup());
+    consumer.on(consumer.events.CRASH, ({ payload }) =>
+      this.health.crashed(payload.error, payload.restart),
+    );
     await consumer.connect();
     await consumer.subscribe({ topics: [...topics], fromBeginning });
     await consumer.run({
@@ -94,27 +103,52 @@ export class ConsumerRunner {
     record: InboundRecord,
     heartbeat: () => Promise<void>,
   ): Promise<boolean> {
-    const { handle, maxAttempts, backoff, deadLetters, logger } = this.options;
+    const { handle, maxAttempts, backoff, logger } = this.options;
     const context: RecordContext = { heartbeat, signal: this.stopping.signal };
     for (let attempt = 1; ; attempt++) {
       try {
         await handle(record, context);
+        this.health.progressed(where(record, false));
         return true;
       } catch (error) {
         if (error instanceof PoisonRecordError) {
-          await deadLetters.publish(record, error.reason, error.errors);
+          await this.deadLetter(record, error.reason, error.errors);
+          this.health.progressed(where(record, false));
           return true;
         }
         const reason = error instanceof Error ? error.message : String(error);
         if (attempt >= maxAttempts) {
           logger?.error(`${where(record)}: giving up after ${attempt} attempts: ${reason}`);
-          await deadLetters.publish(record, `handler failed after ${attempt} attempts: ${reason}`);
+          await this.deadLetter(record, `handler failed after ${attempt} attempts: ${reason}`);
+          this.health.progressed(where(record, false));
           return true;
         }
         logger?.warn(`${where(record)}: attempt ${attempt} failed, retrying: ${reason}`);
+        this.health.retrying(where(record, false), record.offset, attempt, reason);
         await delay(backoffDelay(attempt, backoff), this.stopping.signal);
         if (this.stopping.signal.aborted) return false;
       }
+    }
+  }
+
+  /**
+   * Dead-letters `record`; if even that fails, logs and counts it and moves on: a record read
+   * again and again would hold up its partition for good (docs/design.md §3.3).
+   */
+  private async deadLetter(
+    record: InboundRecord,
+    reason: string,
+    errors?: ReadonlyArray<{ path?: string; message: string }>,
+  ): Promise<void> {
+    const { deadLetters, logger } = this.options;
+    try {
+      await deadLetters.publish(record, reason, errors);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      logger?.error(
+        `${where(record)}: could not be dead-lettered (${why}); skipped. It was refused because: ${reason.slice(0, 1024)}`,
+      );
+      deadLetters.failed?.(record, error);
     }
   }
 
@@ -127,6 +161,8 @@ export class ConsumerRunner {
   }
 }
 
-function where(record: InboundRecord): string {
-  return `${record.topic}[${record.partition}]@${record.offset}`;
+/** `topic[p]@offset`, or `topic[p]` without the offset. */
+function where(record: InboundRecord, withOffset = true): string {
+  const partition = `${record.topic}[${record.partition}]`;
+  return withOffset ? `${partition}@${record.offset}` : partition;
 }

@@ -1,6 +1,6 @@
 /**
- * The least Kafka ACLs each kpm principal needs (docs/design.md "Kafka security"; the table in
- * README.md "Kafka security" is this one): the boot-worker reads commands and writes process
+ * The least Kafka ACLs each kpm principal needs (docs/design.md §11.13; the table in
+ * README.md "Security model" is this one): the boot-worker reads commands and writes process
  * events, broadcasts and dead letters; the watcher writes terminations and broadcasts; the state
  * service reads its inputs and writes its outputs in transactions; an operator writes commands
  * and reads everything. Every principal may describe kpm's topics (metadata, offsets, configs).
@@ -41,15 +41,17 @@ const NEEDS: Record<KpmRole, RoleNeeds> = {
     groups: ['boot-worker'],
     transactions: false,
   },
+  // The start-up sweep reads the process table (docs/design.md §8) in a private group.
   watcher: {
-    reads: [],
+    reads: ['processes'],
     writes: ['terminations', 'broadcast'],
-    groups: [],
+    groups: ['watcher'],
     transactions: false,
   },
   state: {
     reads: ['commands', 'process-events', 'terminations', 'completions', 'processes'],
-    writes: ['completions', 'broadcast', 'processes', 'dead-letters'],
+    // commands: a command on the wrong partition is forwarded; the dashboard asks for logs.
+    writes: ['commands', 'completions', 'broadcast', 'processes', 'dead-letters'],
     groups: ['state'],
     transactions: true,
   },

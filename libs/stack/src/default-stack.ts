@@ -1,5 +1,5 @@
 import type { StackComponent } from './component';
-import { KafkaBroker, SecureKafkaBroker } from './kafka';
+import { KafkaBroker, KafkaCluster, kafkaNodesSettings, SecureKafkaBroker } from './kafka';
 import { KubeStack } from './kube';
 import { LocalStack } from './local-stack';
 
@@ -22,9 +22,13 @@ export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalSt
   return new LocalStack(components);
 }
 
-/** KPM_STACK_SECURE=1: the secured broker (SASL_SSL, ACLs) on its own ports instead. */
+/**
+ * KPM_STACK_SECURE=1: the secured broker (SASL_SSL, ACLs) on its own ports instead;
+ * KPM_KAFKA_BROKERS_COUNT > 1: a KRaft cluster of that many brokers instead of one.
+ */
 function kafkaBroker(): StackComponent {
-  return process.env.KPM_STACK_SECURE === '1' ? new SecureKafkaBroker() : new KafkaBroker();
+  if (process.env.KPM_STACK_SECURE === '1') return new SecureKafkaBroker();
+  return kafkaNodesSettings().length > 1 ? new KafkaCluster() : new KafkaBroker();
 }
 
 function partsFromEnv(): string[] {

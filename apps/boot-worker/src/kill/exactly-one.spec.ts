@@ -20,6 +20,19 @@ const alice = { user: 'alice', operators: ['shifter'] };
 const cluster = { processes: () => Promise.resolve(running) };
 
 describe('selectOne', () => {
+  it('refuses the one process of another session than the command’s subject, naming it', async () => {
+    expect(await selectOne(cluster, { uuids: ['u-1'] }, 'logs', alice, 'run-8')).toEqual({
+      ok: false,
+      errors: [
+        {
+          path: 'query',
+          message:
+            'selects processes of other sessions than the command\'s subject "run-8": ru-01 (run-7); a command acts on one session, send one per session',
+        },
+      ],
+    });
+  });
+
   it.each<[string, ProcessQuery, unknown]>([
     ['an empty query', {}, { ok: false, errors: [EMPTY_QUERY] }],
     ['one process', { uuids: ['u-2'] }, { ok: true, process: running[1] }],
@@ -53,12 +66,12 @@ describe('selectOne', () => {
       },
     ],
   ])('%s', async (_, query, outcome) => {
-    expect(await selectOne(cluster, query, 'logs', alice)).toEqual(outcome);
+    expect(await selectOne(cluster, query, 'logs', alice, 'run-7')).toEqual(outcome);
   });
 
   it("lets an operator select another user's process", async () => {
     const shifter = { user: 'shifter', operators: ['shifter'] };
-    expect(await selectOne(cluster, { uuids: ['u-3'] }, 'logs', shifter)).toEqual({
+    expect(await selectOne(cluster, { uuids: ['u-3'] }, 'logs', shifter, 'run-8')).toEqual({
       ok: true,
       process: running[2],
     });

@@ -8,7 +8,7 @@ import { processOwnershipErrors } from '../boot/session-ownership';
 import type { Cluster } from '../cluster';
 import { EMPTY_QUERY } from './kill-handler';
 import type { ProcessPod } from './process-pod';
-import { describeMatches, resolveQuery } from './query-resolver';
+import { describeMatches, otherSessions, resolveQuery } from './query-resolver';
 
 type One = { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[] };
 
@@ -21,12 +21,15 @@ export async function selectOne(
   query: ProcessQuery,
   command: 'restart' | 'logs',
   acting: ActingUser,
+  subject: string,
 ): Promise<One> {
   if (isEmptyProcessQuery(query)) return { ok: false, errors: [EMPTY_QUERY] };
   const selected = resolveQuery(query, await cluster.processes(query.session));
   const foreign = processOwnershipErrors(acting, selected);
   if (foreign.length > 0) return { ok: false, errors: foreign };
-  return exactlyOne(selected, command);
+  const one = exactlyOne(selected, command);
+  const spanning = one.ok ? otherSessions([one.process], subject) : undefined;
+  return spanning ? { ok: false, errors: [spanning] } : one;
 }
 
 /** restart and logs act on one process: a query selecting none or several is refused, naming them. */

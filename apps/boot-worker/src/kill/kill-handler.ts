@@ -3,7 +3,7 @@ import { processOwnershipErrors } from '../boot/session-ownership';
 import type { Cluster } from '../cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { Killer } from './killer';
-import { resolveQuery } from './query-resolver';
+import { otherSessions, resolveQuery } from './query-resolver';
 
 export const EMPTY_QUERY: FieldError = {
   path: 'query',
@@ -13,7 +13,8 @@ export const EMPTY_QUERY: FieldError = {
 
 /**
  * `kill`: the processes the query selects, in drunc's stages. Selecting none is not an error;
- * selecting a process of a session another user owns refuses the whole kill, naming the owner.
+ * selecting a process of a session another user owns refuses the whole kill, naming the owner;
+ * selecting processes of another session than the subject is refused too.
  */
 export class KillHandler {
   constructor(
@@ -26,6 +27,8 @@ export class KillHandler {
     const { query } = command;
     if (isEmptyProcessQuery(query)) return [EMPTY_QUERY];
     const selected = resolveQuery(query, await this.cluster.processes(query.session));
+    const spanning = otherSessions(selected, context.subject);
+    if (spanning) return [spanning];
     const foreign = processOwnershipErrors(
       { user: command.user, operators: this.operators },
       selected,

@@ -138,6 +138,7 @@ export function command(
   type: typeof CommandType.ps | typeof CommandType.flush,
   id: string,
   query: ProcessQuery,
+  page: { limit?: number; cursor?: string } = {},
   /** The acting user of a flush; the fixtures' sessions belong to `daq`. */
   user = 'daq',
 ): KpmEvent {
@@ -147,7 +148,7 @@ export function command(
     source: SOURCE,
     subject: SESSION,
     time: new Date(T0),
-    data: type === CommandType.flush ? { query, user } : { query },
+    data: type === CommandType.flush ? { query, user } : { query, ...page },
   });
 }
 
