@@ -164,7 +164,7 @@ describe('the operator dashboard', () => {
         query: { session, names: ['^trigger$', '^local-connection-server$'] },
         gracePeriodSeconds: 2,
       },
-      { wait: true },
+      { wait: true, user: 'daq' },
     );
     await textIs(page, `${s} [data-count="failed"] b`, '2');
     await textIs(page, `${s} [data-count="exited"] b`, '1');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { KpmRole } from '@kpm/kafka';
 import { stackPaths } from '../paths';
 import { kafkaStackSettings, type KafkaStackSettings } from './kafka-settings';
+import { renderedTemplate } from './kafka-storage';
 
 export const DEFAULT_SECURE_KAFKA_PORT = 19192;
 
@@ -93,7 +94,7 @@ export function renderSecureProperties(
   keystoreFile: string,
   caFile: string,
 ): string {
-  const base = readFileSync(settings.templateFile, 'utf8')
+  const base = renderedTemplate(settings)
     .split('\n')
     .filter(
       (line) =>
@@ -101,9 +102,7 @@ export function renderSecureProperties(
           line,
         ),
     )
-    .join('\n')
-    .replace(/\$\{KPM_KAFKA_CONTROLLER_PORT\}/g, String(settings.controllerPort))
-    .replace(/\$\{KPM_KAFKA_LOG_DIR\}/g, settings.logDir);
+    .join('\n');
   const broker = password(settings, 'kpm-broker');
   const secure = [
     `listeners=SASL_SSL://127.0.0.1:${settings.port},CONTROLLER://127.0.0.1:${settings.controllerPort}`,
