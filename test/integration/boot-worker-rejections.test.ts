@@ -24,6 +24,7 @@ beforeAll(async () => {
   h = await BootWorkerHarness.start('bwr', {
     KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
     KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
+    KPM_OPERATOR_USERS: 'shifter',
   });
   owned = h.session('owned');
   fresh = h.session('fresh');
@@ -78,7 +79,7 @@ const cases: Case[] = [
   [
     'non-re2-regex',
     CommandType.kill,
-    () => ({ query: { session: owned, names: ['(a)\\1'] } }),
+    () => ({ query: { session: owned, names: ['(a)\\1'] }, user: 'alice' }),
     'query.names[0]',
     () => 'is not valid RE2 syntax',
   ],
@@ -134,23 +135,51 @@ const cases: Case[] = [
   [
     'restart-two',
     CommandType.restart,
-    () => ({ query: { session: owned, names: ['^ru-'] } }),
+    () => ({ query: { session: owned, names: ['^ru-'] }, user: 'alice' }),
     'query',
     () => `selects 2 processes (ru-01 (${owned}), ru-02 (${owned})); restart needs exactly one`,
   ],
   [
     'logs-none',
     CommandType.logs,
-    () => ({ query: { session: owned, names: ['^nothing$'] } }),
+    () => ({ query: { session: owned, names: ['^nothing$'] }, user: 'alice' }),
     'query',
     () => 'selects no process; logs needs exactly one',
   ],
   [
     'kill-empty',
     CommandType.kill,
-    () => ({ query: {} }),
+    () => ({ query: {}, user: 'alice' }),
     'query',
     () => 'is empty: it selects no process',
+  ],
+  [
+    'kill-foreign',
+    CommandType.kill,
+    () => ({ query: { session: owned }, user: 'mallory' }),
+    'query',
+    () => `session "${owned}" belongs to user "alice", not "mallory"`,
+  ],
+  [
+    'kill-foreign-by-user',
+    CommandType.kill,
+    () => ({ query: { names: ['^ru-0[12]$'], user: 'alice' }, user: 'mallory' }),
+    'query',
+    () => `session "${owned}" belongs to user "alice", not "mallory"`,
+  ],
+  [
+    'restart-foreign',
+    CommandType.restart,
+    () => ({ query: { session: owned, names: ['^ru-01$'] }, user: 'mallory' }),
+    'query',
+    () => `session "${owned}" belongs to user "alice", not "mallory"`,
+  ],
+  [
+    'logs-foreign',
+    CommandType.logs,
+    () => ({ query: { session: owned, names: ['^ru-01$'] }, user: 'mallory' }),
+    'query',
+    () => `session "${owned}" belongs to user "alice", not "mallory"`,
   ],
   [
     'terminate-foreign',
@@ -167,7 +196,8 @@ function boot(session: string, processes: unknown[]) {
 
 describe('bad input', () => {
   it.each(cases)('%s (%s) is rejected naming the field', async (id, type, data, path, why) => {
-    await h.send(id, type, data(), id === 'kill-empty' ? owned : undefined);
+    const subject = id === 'kill-empty' || id === 'kill-foreign-by-user' ? owned : undefined;
+    await h.send(id, type, data(), subject);
     const rejected = await h.fact(commandRejected, id);
     expect(rejected.data).toEqual({
       commandId: id,
@@ -193,6 +223,16 @@ describe('bad input', () => {
     const pods = await h.pods(owned);
     expect(pods.map((p) => p.metadata!.name).sort()).toEqual(['ru-01', 'ru-02']);
     expect(pods.every((p) => !p.metadata!.deletionTimestamp)).toBe(true);
+  });
+
+  it("an operator may act on another user's session", async () => {
+    await h.send('logs-operator', CommandType.logs, {
+      query: { session: owned, names: ['^ru-01$'] },
+      user: 'shifter',
+    });
+    const fetched = await h.fact(ProcessEventType.logsFetched, 'logs-operator');
+    expect(fetched.data.commandId).toBe('logs-operator');
+    expect(h.facts(commandRejected, 'logs-operator')).toEqual([]);
   });
 
   it('the next good command still works', async () => {

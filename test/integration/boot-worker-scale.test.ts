@@ -66,7 +66,11 @@ describe('large boots', () => {
   it('boots 200 processes and kills them in one stage', async () => {
     const { session } = await bootMany(200);
     const started = Date.now();
-    await h.send('kill-200', CommandType.kill, { query: { session }, gracePeriodSeconds: 5 });
+    await h.send('kill-200', CommandType.kill, {
+      query: { session },
+      user: 'scale',
+      gracePeriodSeconds: 5,
+    });
     const accepted = await h.fact(killAccepted, 'kill-200');
     expect(accepted.data.stages).toHaveLength(1);
     expect((accepted.data.stages as string[][])[0]).toHaveLength(200);

@@ -66,7 +66,10 @@ it('restarts and terminates with the watcher recording and releasing each pod', 
   await h.factCount(processBooted, 'boot-live', 3);
   const old = (await h.pods(session)).find((p) => p.metadata!.name === 'ru-01')!;
 
-  await h.send('restart-live', CommandType.restart, { query: { session, names: ['^ru-01$'] } });
+  await h.send('restart-live', CommandType.restart, {
+    query: { session, names: ['^ru-01$'] },
+    user: 'alice',
+  });
   const restarted = await h.fact(processBooted, 'restart-live');
   const ended = await terminationOf(old.metadata!.uid!);
   expect(ended.event!.data).toMatchObject({

@@ -153,7 +153,11 @@ describe('boot', () => {
 
   it("kills in drunc's stages: applications, segment, root controller, infrastructure", async () => {
     const recorder = await h.recordPods(session);
-    await h.send('kill-tree', CommandType.kill, { query: { session }, gracePeriodSeconds: 5 });
+    await h.send('kill-tree', CommandType.kill, {
+      query: { session },
+      user: 'alice',
+      gracePeriodSeconds: 5,
+    });
     const accepted = await h.fact(killAccepted, 'kill-tree');
     const uuid = (i: number) => processUuid('boot-tree', i);
     expect(accepted.data).toMatchObject({
@@ -208,7 +212,7 @@ describe('restart', () => {
   it('kills the one process, waits for it to go, boots it with the same uuid', async () => {
     const old = (await h.pods(session)).find((p) => p.metadata!.name === 'ru-01')!;
     const query = { session, names: ['^ru-01$'] };
-    await h.send('restart-ru-01', CommandType.restart, { query });
+    await h.send('restart-ru-01', CommandType.restart, { query, user: 'carol' });
     const accepted = await h.fact(killAccepted, 'restart-ru-01');
     expect(accepted.data).toMatchObject({ kind: 'restart', stages: [[uuid(0)]] });
     const booted = await h.fact(processBooted, 'restart-ru-01');
@@ -222,7 +226,7 @@ describe('restart', () => {
     expect(h.janitor!.released.has(old.metadata!.uid!)).toBe(true);
 
     // Redelivered: no third pod, the same facts again.
-    await h.send('restart-ru-01', CommandType.restart, { query });
+    await h.send('restart-ru-01', CommandType.restart, { query, user: 'carol' });
     await h.factCount(processBooted, 'restart-ru-01', 2);
     expect(new Set(h.facts(processBooted, 'restart-ru-01').map((e) => e.id)).size).toBe(1);
     const after = (await h.pods(session)).find((p) => p.metadata!.name === 'ru-01')!;
@@ -247,6 +251,7 @@ describe('restart', () => {
     );
     await h.send('restart-resumed', CommandType.restart, {
       query: { session, names: ['^ru-03$'] },
+      user: 'carol',
     });
     const booted = await h.fact(processBooted, 'restart-resumed');
     expect((booted.data.process as { uuid: string }).uuid).toBe(uuid(2));
@@ -259,6 +264,7 @@ describe('restart', () => {
   it('answers logs with what the node could serve (kwok serves none)', async () => {
     await h.send('logs-ru-02', CommandType.logs, {
       query: { session, names: ['^ru-02$'] },
+      user: 'carol',
       tailLines: 10,
     });
     const fetched = await h.fact(ProcessEventType.logsFetched, 'logs-ru-02');
@@ -279,7 +285,11 @@ describe('failures', () => {
     await h.fact(processBooted, 'boot-stubborn');
     const recorder = await h.recordPods(session);
     const started = Date.now();
-    await h.send('kill-stubborn', CommandType.kill, { query: { session }, gracePeriodSeconds: 1 });
+    await h.send('kill-stubborn', CommandType.kill, {
+      query: { session },
+      user: 'dave',
+      gracePeriodSeconds: 1,
+    });
     await h.until(
       () => Promise.resolve(recorder.exitCodes.get('stubborn')),
       (code) => code !== undefined,

@@ -35,7 +35,11 @@ beforeAll(async () => {
     KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
     KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
   });
-  client = connectProcessManager({ brokers: stackEnv().brokers, topicPrefix: h.prefix });
+  client = connectProcessManager({
+    brokers: stackEnv().brokers,
+    topicPrefix: h.prefix,
+    user: 'alice', // the owner of this suite's sessions
+  });
 }, 180_000);
 
 afterAll(async () => {

@@ -35,6 +35,16 @@ function kubeconfigThrough(server: string): string {
   return file;
 }
 
+/**
+ * Each of the 8 handler attempts retries the API server for `apiRetryDeadlineSeconds` (30 s by
+ * default, 4 min in all): 3 s keeps the budget's shape and the suite short.
+ */
+function shortRetryBudget(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'kpm-given-up-')), 'kpm.yaml');
+  writeFileSync(file, stringify({ podManagement: { apiRetryDeadlineSeconds: 3 } }));
+  return file;
+}
+
 beforeAll(async () => {
   const stack = new URL(
     parse(readFileSync(stackEnv().kubeconfig!, 'utf8')).clusters[0].cluster.server as string,
@@ -44,6 +54,7 @@ beforeAll(async () => {
     KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
     KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
     KUBECONFIG: kubeconfigThrough(proxy.url),
+    KPM_CONFIG: shortRetryBudget(),
   });
   client = connectProcessManager({ brokers: stackEnv().brokers, topicPrefix: h.prefix });
   deadLetters = await new TopicProbe(stackEnv().brokers, [
@@ -94,7 +105,10 @@ it('answers a command given up on with a failed completion, then goes on', async
       ),
     ),
     refused(
-      client.kill({ query: { session, names: ['^ru-01$'] } }, { wait: true, timeoutMs: 400_000 }),
+      client.kill(
+        { query: { session, names: ['^ru-01$'] } },
+        { wait: true, timeoutMs: 400_000, user: 'alice' },
+      ),
     ),
   ]);
   const answeredMs = Date.now() - started;
@@ -127,7 +141,7 @@ it('answers a command given up on with a failed completion, then goes on', async
   proxy.restore();
   const again = await client.kill(
     { query: { session, names: ['^ru-01$'] } },
-    { wait: true, timeoutMs: 120_000 },
+    { wait: true, timeoutMs: 120_000, user: 'alice' },
   );
   expect(
     again.completion?.processes.map((p) => [p.description.metadata.name, p.returnCode]),

@@ -164,7 +164,7 @@ describe('the operator dashboard', () => {
         query: { session, names: ['^trigger$', '^local-connection-server$'] },
         gracePeriodSeconds: 2,
       },
-      { wait: true },
+      { wait: true, user: 'daq' },
     );
     await textIs(page, `${s} [data-count="failed"] b`, '2');
     await textIs(page, `${s} [data-count="exited"] b`, '1');
@@ -354,16 +354,30 @@ describe('the operator dashboard', () => {
     const errors = ((await answer.json()) as { errors: { path: string; message: string }[] })
       .errors;
     expect(errors.find((e) => e.path === field)?.message).toMatch(message);
-    // The next good request still goes through.
+    // The next good request (a process of the demo session) still goes through.
+    const snapshot = (await (await fetch(`${url}/v1/dashboard/snapshot`)).json()) as {
+      rows: { session: string; uuid: string }[];
+    };
+    const known = snapshot.rows.find((row) => row.session === demo())!;
     const good = await fetch(`${url}/v1/dashboard/logs`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        session: h.session('demo'),
-        uuid: '0b7e43a5-9050-409f-be9b-dd90ca7af259',
-      }),
+      body: JSON.stringify({ session: known.session, uuid: known.uuid }),
     });
     expect(good.status).toBe(202);
     expect(((await good.json()) as { commandId: string }).commandId).toMatch(/^dashboard-logs-/);
+  });
+
+  it('answers a logs request for a process it does not know with a 404 naming it', async () => {
+    const uuid = '0b7e43a5-9050-409f-be9b-dd90ca7af259';
+    const answer = await fetch(`${url}/v1/dashboard/logs`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ session: demo(), uuid }),
+    });
+    expect(answer.status).toBe(404);
+    expect(((await answer.json()) as { message: string }).message).toBe(
+      `no process ${uuid} in session ${demo()}`,
+    );
   });
 });

@@ -159,7 +159,9 @@ describe('foundation: commands through the real broker', () => {
     for (const app of apps) {
       const url = await app.getUrl();
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
-      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      const ready = await fetch(`${url}/readyz`);
+      // The body names the part that is not ready, and why.
+      expect({ status: ready.status, body: await ready.text() }).toMatchObject({ status: 200 });
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(/kpm_process_cpu_user_seconds_total/);
     }

@@ -167,7 +167,8 @@ describe('name patterns run in linear time', () => {
     '%s with %s over a 63-character name is answered in under 100 ms',
     async (verb, type, pattern, status, paths) => {
       const id = `regex-${verb}-${Buffer.from(pattern).toString('hex').slice(0, 16)}`;
-      const data = { query: { session: ctx.owned, names: [pattern] } };
+      const query = { session: ctx.owned, names: [pattern] };
+      const data = type === CommandType.ps ? { query } : { query, user: 'alice' };
       const value = JSON.stringify({
         specversion: '1.0',
         id,

@@ -198,6 +198,7 @@ it('boots and kills 200 processes through two leader failures: nothing lost, not
   // test is that nothing is lost, not how fast a kill completes through a failure.
   await send('kfo-kill', CommandType.kill, {
     query: { session },
+    user: 'failover',
     gracePeriodSeconds: 5,
     timeoutSeconds: 180,
   });

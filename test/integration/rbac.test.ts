@@ -123,6 +123,7 @@ beforeAll(async () => {
     brokers: stackEnv().brokers,
     topicPrefix: envs.state.KPM_TOPIC_PREFIX,
     timeouts: { boot: waitMs, kill: waitMs, terminate: waitMs, restart: waitMs },
+    user: 'alice', // the owner of most sessions here; bob's are killed as bob
   });
 }, 240_000);
 
@@ -232,7 +233,7 @@ it('fails over to the standby watcher, which records terminations under its own 
   expect(lease.spec?.holderIdentity).toBe(standby.name);
 
   const killed = await client.kill(
-    { query: { session: name, names: ['^ru-01$'] } },
+    { query: { session: name, names: ['^ru-01$'] }, user: 'bob' },
     { wait: true },
   );
   expect(killed.completion?.processes.map((p) => p.returnCode)).toEqual([143]);

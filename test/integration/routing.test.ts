@@ -125,7 +125,7 @@ const app = (name: string, treeId: string) => ({
 /** Every command type, in a session's life; each answer of the misrouted session is compared. */
 async function life(place: Place, session: string) {
   const user = 'alice';
-  const byName = (name: string) => ({ query: { session, names: [`^${name}$`] } });
+  const byName = (name: string) => ({ query: { session, names: [`^${name}$`] }, user });
   const steps: Array<[EventType, unknown]> = [
     [
       CommandType.boot,
@@ -139,10 +139,10 @@ async function life(place: Place, session: string) {
     [CommandType.logs, { ...byName('ru-01'), tailLines: 5 }],
     [CommandType.restart, byName('ru-02')],
     [CommandType.kill, byName('ru-01')],
-    [CommandType.flush, { query: { session } }],
+    [CommandType.flush, { query: { session }, user }],
     [CommandType.ps, { query: { session } }],
     [CommandType.terminate, { session, user }],
-    [CommandType.kill, { query: {} }],
+    [CommandType.kill, { query: {}, user }],
   ];
   const answers = [];
   for (const [type, data] of steps)
@@ -344,7 +344,7 @@ it('refuses a kill whose uuids span sessions, naming the processes of the other 
     });
   const [bootA, bootB] = await Promise.all([boot(a), boot(b)]);
   const uuids = [bootA.processes[0].uuid, bootB.processes[0].uuid];
-  const killed = await command('murmur2', a, CommandType.kill, { query: { uuids } });
+  const killed = await command('murmur2', a, CommandType.kill, { query: { uuids }, user: 'alice' });
   expect(killed).toMatchObject({
     status: 'rejected',
     errors: [

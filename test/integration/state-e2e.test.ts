@@ -95,7 +95,10 @@ it('completes boot, restart and terminate of a live session exactly once with re
     await new Promise((r) => setTimeout(r, 250));
   }
 
-  await h.send('e2e-restart', CommandType.restart, { query: { session, names: ['^ru-01$'] } });
+  await h.send('e2e-restart', CommandType.restart, {
+    query: { session, names: ['^ru-01$'] },
+    user: 'alice',
+  });
   const restart = await completed('e2e-restart');
   expect(restart.status).toBe('succeeded');
   expect(restart.processes).toHaveLength(1);

@@ -54,7 +54,10 @@ describe('state service', () => {
 
   beforeAll(async () => {
     // A SIGKILLed member holds its partitions until its session times out: keep that short.
-    state = stateProcess(prefix, 'state-test', { KPM_STATE_SESSION_TIMEOUT_MS: '6000' });
+    state = stateProcess(prefix, 'state-test', {
+      KPM_STATE_SESSION_TIMEOUT_MS: '6000',
+      KPM_OPERATOR_USERS: 'shifter',
+    });
     await state.start();
     bench = await new StateBench(prefix, ['completions', 'broadcast', 'processes']).start();
     probe = bench.probe;
@@ -194,7 +197,16 @@ describe('state service', () => {
       errors: [{ path: 'processes[0].name', message: 'must be a DNS-1123 label' }],
     });
 
-    await send('commands', queryCommand(CommandType.flush, 'flush-1', other));
+    // Another user's flush is refused naming the owner; an operator's goes through.
+    await send('commands', queryCommand(CommandType.flush, 'flush-mallory', other, 'mallory'));
+    expect((await probe.waitFor(completion('flush-mallory'))).event!.data).toMatchObject({
+      status: 'rejected',
+      processes: [],
+      errors: [
+        { path: 'query', message: `session "${other}" belongs to user "daq", not "mallory"` },
+      ],
+    });
+    await send('commands', queryCommand(CommandType.flush, 'flush-1', other, 'shifter'));
     const flush = (await probe.waitFor(completion('flush-1'))).event!
       .data as unknown as CommandCompleted;
     expect(flush.processes.map((p) => p.description.metadata.name).sort()).toEqual([

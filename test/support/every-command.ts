@@ -102,12 +102,20 @@ export async function everyCommandWithKafkajs(trio: KpmTrio, session: string): P
     const user = 'alice';
     const booted = await steps.send('boot', { session, user, processes: threeProcesses(session) });
     const ru01 = uuidOf(booted, 'ru-01');
-    await steps.send('kill', { query: { session, names: ['^ru-02$'] }, gracePeriodSeconds: 1 });
+    await steps.send('kill', {
+      query: { session, names: ['^ru-02$'] },
+      user,
+      gracePeriodSeconds: 1,
+    });
     await steps.send('ps', { query: { session } });
-    await steps.send('logs', { query: { session, names: ['^ru-01$'] }, tailLines: 10 });
-    await steps.send('restart', { query: { uuids: [ru01] } });
-    await steps.send('kill', { query: { session, names: ['^ru-01$'] }, gracePeriodSeconds: 1 });
-    await steps.send('flush', { query: { session } });
+    await steps.send('logs', { query: { session, names: ['^ru-01$'] }, user, tailLines: 10 });
+    await steps.send('restart', { query: { uuids: [ru01] }, user });
+    await steps.send('kill', {
+      query: { session, names: ['^ru-01$'] },
+      user,
+      gracePeriodSeconds: 1,
+    });
+    await steps.send('flush', { query: { session }, user });
     await steps.send('ps', { query: { session } });
     await steps.send('terminate', { session, user });
     return steps.answers;

@@ -62,6 +62,19 @@ function envelope(id: string, type: string, subject: string | undefined, data: u
 }
 
 /** A command record: a CloudEvent keyed by its subject, with `edit` applied to the envelope. */
+/** Commands that act on a session carry its owner (alice), unless the case sets its own user. */
+const ACTING = new Set<string>([
+  CommandType.kill,
+  CommandType.restart,
+  CommandType.logs,
+  CommandType.flush,
+]);
+
+function withOwner(type: string, data: unknown): unknown {
+  const plain = typeof data === 'object' && data !== null && !Array.isArray(data);
+  return ACTING.has(type) && plain && !('user' in data) ? { ...data, user: 'alice' } : data;
+}
+
 function command(
   label: string,
   type: string,
@@ -72,7 +85,7 @@ function command(
   key: string | null = subject,
 ): HostileCase {
   const id = `hostile-${label}`;
-  const event: Record<string, unknown> = envelope(id, type, subject, data);
+  const event: Record<string, unknown> = envelope(id, type, subject, withOwner(type, data));
   edit(event);
   return {
     label,

@@ -159,6 +159,9 @@ export function queryCommand(
   type: EventType & (typeof CommandType.ps | typeof CommandType.flush),
   id: string,
   session: string,
+  /** The acting user of a flush; these suites' facts name `daq` as every session's owner. */
+  user = 'daq',
 ): KpmEvent {
-  return buildEvent({ id, type, source, subject: session, data: { query: { session } } });
+  const data = type === CommandType.flush ? { query: { session }, user } : { query: { session } };
+  return buildEvent({ id, type, source, subject: session, data });
 }

@@ -35,8 +35,8 @@ export function createCommandRouter(
   return new CommandRouter(
     {
       boot: new BootHandler(cluster, booter, builder, facts, sink, settings),
-      kill: new KillHandler(cluster, killer),
-      terminate: new TerminateHandler(cluster, killer),
+      kill: new KillHandler(cluster, killer, settings.security.operatorUsers),
+      terminate: new TerminateHandler(cluster, killer, settings.security.operatorUsers),
       restart: new RestartHandler(cluster, killer, booter, builder, facts, sink, settings),
       logs: new LogsHandler(cluster, facts, sink, settings),
     },

@@ -33,9 +33,13 @@ export async function withClient<T>(
   const settings = cliSettings();
   const client = connectProcessManager({
     brokers: settings.kafka.brokers,
+    ssl: settings.kafka.ssl,
+    sasl: settings.kafka.sasl,
     topicPrefix: settings.kafka.topicPrefix,
     clientId: 'kpm-cli',
     source: `/kpm/cli/${hostname()}`,
+    // kill, restart, logs and flush act as this user; the services refuse others' sessions.
+    user: invokingUser(),
   });
   try {
     return await work(client);

@@ -168,7 +168,7 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
       const running = await readRunningPods(this.kafka, {
         topicPrefix: kafka.topicPrefix,
         partitions: kafka.partitions,
-        label: `kpm-watcher-${instance}-sweep`,
+        label: `${kafka.topicPrefix}-watcher-${instance}-sweep`,
         timeoutMs: watcher.tableSweepTimeoutSeconds * 1000,
         signal: term,
       });

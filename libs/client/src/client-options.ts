@@ -1,5 +1,5 @@
 /** How a ProcessManagerClient is set up, and how long it waits by default. */
-import { hostname } from 'node:os';
+import { hostname, userInfo } from 'node:os';
 import { DEFAULT_TOPIC_PREFIX, type CommandType } from '@kpm/contracts';
 import { commandName } from './errors';
 
@@ -10,6 +10,11 @@ export interface ClientOptions {
   source?: string;
   /** Default completion waits in ms by command name (`boot`, `kill`, …). */
   timeouts?: Partial<Record<string, number>>;
+  /**
+   * Who acts in kill, restart, logs and flush when a call does not say: the services refuse
+   * them for a session another user owns. Default: the login name of this process.
+   */
+  user?: string;
 }
 
 export interface CommandOptions {
@@ -19,6 +24,8 @@ export interface CommandOptions {
   timeoutMs?: number;
   /** An id of the caller's choosing makes a retried publish recognisable; default a new UUID. */
   commandId?: string;
+  /** The acting user of a restart, logs or flush; default the client's `user`. */
+  user?: string;
 }
 
 /**
@@ -43,6 +50,7 @@ export function resolvedOptions(options: ClientOptions): Required<ClientOptions>
     topicPrefix: options.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
     source: options.source ?? `/kpm/client/${hostname()}`,
     timeouts: { ...DEFAULT_TIMEOUTS_MS, ...options.timeouts },
+    user: options.user ?? userInfo().username,
   };
 }
 

@@ -6,9 +6,9 @@ import { ProcessManagerClient } from './process-manager-client';
 export function connectProcessManager(
   options: ClientOptions & KafkaTransportOptions,
 ): ProcessManagerClient {
-  const { brokers, clientId, retries, ...clientOptions } = options;
+  const { brokers, clientId, retries, ssl, sasl, oauthBearerProvider, ...clientOptions } = options;
   return new ProcessManagerClient(
-    new KafkaTransport({ brokers, clientId, retries }),
+    new KafkaTransport({ brokers, clientId, retries, ssl, sasl, oauthBearerProvider }),
     clientOptions,
   );
 }

@@ -11,13 +11,18 @@ import {
   readFromPositions,
   SharedAdmin,
   type KafkaClient,
+  type KafkaSecuritySettings,
+  type OAuthBearerTokenProvider,
   type PositionedReader,
 } from '@kpm/kafka';
 import { PublishBatcher } from './publish-batcher';
 import type { ClientTransport, SubscribeRequest, Subscription } from './transport';
 
-export interface KafkaTransportOptions {
+/** `ssl` and `sasl` as the services take them (`kafka.ssl`, `kafka.sasl`; secrets by file). */
+export interface KafkaTransportOptions extends KafkaSecuritySettings {
   brokers: readonly string[];
+  /** OAUTHBEARER: returns a current token on every authentication (else `sasl.tokenFile`). */
+  oauthBearerProvider?: OAuthBearerTokenProvider;
   /** Kafka client id and the stem of the subscriptions' group ids. */
   clientId?: string;
   /**
@@ -49,9 +54,10 @@ export class KafkaTransport implements ClientTransport {
 
   constructor(options: KafkaTransportOptions) {
     this.clientId = options.clientId ?? 'kpm-client';
+    const { brokers, ssl, sasl, oauthBearerProvider } = options;
     this.kafka = createKafkaClient(
-      { clientId: this.clientId, brokers: [...options.brokers] },
-      { logs: 'silent', retries: options.retries ?? 5, maxRetryTimeMs: 2_000 },
+      { clientId: this.clientId, brokers: [...brokers], ssl, sasl },
+      { logs: 'silent', retries: options.retries ?? 5, maxRetryTimeMs: 2_000, oauthBearerProvider },
     );
     this.producer = new EventProducer(this.kafka);
     this.admin = new SharedAdmin(this.kafka);

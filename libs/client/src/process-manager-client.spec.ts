@@ -86,7 +86,11 @@ describe('ProcessManagerClient', () => {
 
   beforeEach(() => {
     bus = new InMemoryTransport();
-    client = new ProcessManagerClient(bus, { topicPrefix: PREFIX, source: '/kpm/test/host1' });
+    client = new ProcessManagerClient(bus, {
+      topicPrefix: PREFIX,
+      source: '/kpm/test/host1',
+      user: 'carol',
+    });
   });
   afterEach(() => client.close());
 
@@ -237,7 +241,27 @@ describe('ProcessManagerClient', () => {
     await client.restart({ uuids: [RUNNING.uuid] }, { wait: true });
     const restart = published(bus).find((r) => r.event.type === CommandType.restart)!;
     expect(restart.key).toBe(RUNNING.description.metadata.session);
-    expect(restart.event.data).toEqual({ query: { uuids: [RUNNING.uuid] } });
+    expect(restart.event.data).toEqual({ query: { uuids: [RUNNING.uuid] }, user: 'carol' });
+  });
+
+  it.each<[string, (c: ProcessManagerClient) => Promise<unknown>, string]>([
+    ['kill, the client user', (c) => c.kill({ query: { session: 'session-a' } }), 'carol'],
+    [
+      'kill, the user it names',
+      (c) => c.kill({ query: { session: 'session-a' }, user: 'dave' }),
+      'dave',
+    ],
+    [
+      'restart, the call user',
+      (c) => c.restart({ session: 'session-a' }, { user: 'dave' }),
+      'dave',
+    ],
+    ['logs, the client user', (c) => c.logs({ session: 'session-a' }), 'carol'],
+    ['flush, the call user', (c) => c.flush({ session: 'session-a' }, { user: 'dave' }), 'dave'],
+  ])('sends %s as the acting user', async (_, call, user) => {
+    stateStandIn(bus, () => ({}));
+    await call(client);
+    expect(published(bus).at(-1)!.event.data).toMatchObject({ user });
   });
 
   it('keys a session-less ps with the all-sessions subject', async () => {

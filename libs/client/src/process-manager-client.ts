@@ -40,7 +40,9 @@ export interface CommandResult {
 
 /** Plain-object forms of the contract classes, as callers write them. */
 export type Boot = Pick<BootCommand, 'session' | 'user' | 'processes'>;
-export type Kill = Pick<KillCommand, 'query' | 'gracePeriodSeconds' | 'timeoutSeconds'>;
+/** `user` (the acting user) defaults to the client's. */
+export type Kill = Pick<KillCommand, 'query' | 'gracePeriodSeconds' | 'timeoutSeconds'> &
+  Partial<Pick<KillCommand, 'user'>>;
 export type Terminate = Pick<
   TerminateCommand,
   'session' | 'user' | 'gracePeriodSeconds' | 'timeoutSeconds' | 'keepNamespace'
@@ -68,9 +70,10 @@ export class ProcessManagerClient {
 
   /** Kills what the query selects, in drunc's shutdown order. */
   async kill(command: Kill, options: CommandOptions = {}): Promise<CommandResult> {
-    validCommandData(CommandType.kill, command); // before asking anyone about its session
+    const data = { ...command, user: command.user ?? this.actingUser(options) };
+    validCommandData(CommandType.kill, data); // before asking anyone about its session
     const session = await this.sessionOf(command.query);
-    return this.send(CommandType.kill, command, options, session, command.timeoutSeconds);
+    return this.send(CommandType.kill, data, options, session, command.timeoutSeconds);
   }
 
   /** Kills every process of the session, then deletes its namespace (unless `keepNamespace`). */
@@ -80,14 +83,16 @@ export class ProcessManagerClient {
 
   /** Kills the one process the query selects and boots it again with the same uuid and spec. */
   async restart(query: Query, options: CommandOptions = {}): Promise<CommandResult> {
-    validCommandData(CommandType.restart, { query });
-    return this.send(CommandType.restart, { query }, options, await this.sessionOf(query));
+    const data = { query, user: this.actingUser(options) };
+    validCommandData(CommandType.restart, data);
+    return this.send(CommandType.restart, data, options, await this.sessionOf(query));
   }
 
   /** Forgets the DEAD processes the query selects; the completion lists them. */
   async flush(query: Query, options: CommandOptions = {}): Promise<CommandResult> {
-    validCommandData(CommandType.flush, { query });
-    return this.send(CommandType.flush, { query }, options, await this.sessionOf(query));
+    const data = { query, user: this.actingUser(options) };
+    validCommandData(CommandType.flush, data);
+    return this.send(CommandType.flush, data, options, await this.sessionOf(query));
   }
 
   /**
@@ -115,7 +120,8 @@ export class ProcessManagerClient {
     options: Omit<CommandOptions, 'wait'> & { tailLines?: number } = {},
   ): Promise<ProcessLogs[]> {
     const { tailLines, ...rest } = options;
-    const data = tailLines === undefined ? { query } : { query, tailLines };
+    const user = this.actingUser(options);
+    const data = tailLines === undefined ? { query, user } : { query, user, tailLines };
     validCommandData(CommandType.logs, data);
     const session = await this.sessionOf(query);
     const result = await this.send(CommandType.logs, data, { ...rest, wait: true }, session);
@@ -161,6 +167,10 @@ export class ProcessManagerClient {
     this.waiters.failAll(new Error('the client was closed'));
     await Promise.allSettled([...this.subscriptions].map((s) => s.close()));
     await this.transport.close();
+  }
+
+  private actingUser(options: Pick<CommandOptions, 'user'>): string {
+    return options.user ?? this.options.user;
   }
 
   private async send(

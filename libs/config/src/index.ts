@@ -3,4 +3,6 @@ export * from './load-settings';
 export * from './boot-worker-settings';
 export * from './watcher-settings';
 export * from './state-settings';
+export * from './security-settings';
+export * from './kafka-security-settings';
 export * from './drunc-settings';

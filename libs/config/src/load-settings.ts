@@ -4,10 +4,12 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { BOOT_WORKER_ENV } from './boot-worker-settings';
+import { KAFKA_SECURITY_ENV, secretValueProblems } from './kafka-security-settings';
 import { fromDruncConfiguration, isDruncConfiguration } from './drunc-settings';
 import { isPlainObject } from './plain-object';
 import { renameOldKeys, renameOldVariables } from './setting-aliases';
 import { KpmSettings } from './settings';
+import { SECURITY_ENV } from './security-settings';
 import { STATE_ENV } from './state-settings';
 import { WATCHER_ENV } from './watcher-settings';
 
@@ -37,6 +39,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ['KPM_TOPIC_REPLICATION_FACTOR', 'kafka.replicationFactor', Number],
   ['KPM_TOPIC_MIN_INSYNC_REPLICAS', 'kafka.minInsyncReplicas', Number],
   ['KPM_MAX_RECORD_BYTES', 'kafka.maxRecordBytes', Number],
+  ...KAFKA_SECURITY_ENV,
   ['KPM_LABEL_DOMAIN', 'labels.domain', String],
   ['KPM_HTTP_PORT', 'http.port', Number],
   ['KPM_HTTP_HOST', 'http.host', String],
@@ -45,6 +48,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ...BOOT_WORKER_ENV,
   ...WATCHER_ENV,
   ...STATE_ENV,
+  ...SECURITY_ENV,
   ['KUBECONFIG', 'kubeconfig', String],
 ];
 
@@ -65,6 +69,7 @@ export function loadSettings(
   );
   const { env, problems } = renameOldVariables(givenEnv, envNameOf);
   if (env.KPM_CONFIG) problems.push(...mergeFile(merged, env.KPM_CONFIG));
+  problems.push(...secretValueProblems(env));
   if (problems.length > 0) throw new InvalidSettingsError(problems);
   for (const [name, path, convert] of ENV_OVERRIDES) {
     const raw = env[name];

@@ -20,6 +20,8 @@ import {
   PodManagementConfig,
   VolumeConfig,
 } from './boot-worker-settings';
+import { KafkaSaslConfig, KafkaSslConfig } from './kafka-security-settings';
+import { SecurityConfig } from './security-settings';
 import { StateConfig } from './state-settings';
 import { WatcherConfig } from './watcher-settings';
 
@@ -71,6 +73,18 @@ export class KafkaConfig {
   @Max(100 * 1024 * 1024)
   /** Matches the topics' max.message.bytes (contracts MAX_RECORD_BYTES): a 5000-process boot fits. */
   maxRecordBytes = 8 * 1024 * 1024;
+
+  /** TLS to the brokers (kafka-security-settings.ts); absent: plaintext. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KafkaSslConfig)
+  ssl?: KafkaSslConfig;
+
+  /** SASL authentication (SCRAM or OAUTHBEARER); absent: none. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KafkaSaslConfig)
+  sasl?: KafkaSaslConfig;
 }
 
 /** drunc's `labels` setting: the domain of every label and finalizer kpm writes. */
@@ -141,4 +155,9 @@ export class KpmSettings {
   @ValidateNested()
   @Type(() => StateConfig)
   state = new StateConfig();
+
+  /** Session ownership: the operators who may act on any session (see security-settings.ts). */
+  @ValidateNested()
+  @Type(() => SecurityConfig)
+  security = new SecurityConfig();
 }

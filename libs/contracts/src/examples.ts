@@ -102,7 +102,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventType]: KpmEvent<K> } = {
     source: CLI,
     subject: SESSION,
     time: TIME,
-    data: { query, gracePeriodSeconds: 30, timeoutSeconds: 60 },
+    data: { query, user: USER, gracePeriodSeconds: 30, timeoutSeconds: 60 },
   }),
   [CommandType.terminate]: buildEvent({
     type: CommandType.terminate,
@@ -118,7 +118,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventType]: KpmEvent<K> } = {
     source: CLI,
     subject: SESSION,
     time: TIME,
-    data: { query: { session: SESSION, uuids: [UUID] } },
+    data: { query: { session: SESSION, uuids: [UUID] }, user: USER },
   }),
   [CommandType.flush]: buildEvent({
     type: CommandType.flush,
@@ -126,7 +126,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventType]: KpmEvent<K> } = {
     source: CLI,
     subject: SESSION,
     time: TIME,
-    data: { query: { session: SESSION } },
+    data: { query: { session: SESSION }, user: USER },
   }),
   [CommandType.ps]: buildEvent({
     type: CommandType.ps,
@@ -142,7 +142,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventType]: KpmEvent<K> } = {
     source: CLI,
     subject: SESSION,
     time: TIME,
-    data: { query: { session: SESSION, names: ['^ru-01$'] }, tailLines: 50 },
+    data: { query: { session: SESSION, names: ['^ru-01$'] }, user: USER, tailLines: 50 },
   }),
   [ProcessEventType.bootAccepted]: buildEvent({
     type: ProcessEventType.bootAccepted,

@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type LogEntry, type logCreator } from 'kafkajs';
+import { kafkaJsSecurity, type OAuthBearerTokenProvider } from './kafka-security';
 import type { KafkaSettings } from './kafka-settings';
 
 /**
@@ -22,16 +23,20 @@ export interface KafkaClientOptions {
   retries?: number;
   /** Longest wait between two retries (default 2 s). */
   maxRetryTimeMs?: number;
+  /** OAUTHBEARER: returns a current token on every authentication (else `sasl.tokenFile`). */
+  oauthBearerProvider?: OAuthBearerTokenProvider;
 }
 
+/** A client of the brokers, with TLS and SASL when the settings ask (kafka-security.ts). */
 export function createKafkaClient(
-  settings: Pick<KafkaSettings, 'brokers' | 'clientId'>,
+  settings: Pick<KafkaSettings, 'brokers' | 'clientId' | 'ssl' | 'sasl'>,
   options: KafkaClientOptions = {},
 ): KafkaClient {
   const { logs = 'console', retries = 30, maxRetryTimeMs = 2_000 } = options;
   return new Kafka({
     clientId: settings.clientId,
     brokers: [...settings.brokers],
+    ...kafkaJsSecurity(settings, options.oauthBearerProvider),
     logLevel: logs === 'silent' ? logLevel.NOTHING : logLevel.WARN,
     logCreator: typeof logs === 'object' ? bridgeLogs(logs) : undefined,
     // Brokers restart in tests and operations: keep retrying rather than failing the service.

@@ -1,5 +1,7 @@
+import type { KafkaSecuritySettings } from './kafka-security';
+
 /** How a service reaches Kafka; filled from configuration (KPM_KAFKA_BROKERS, …). */
-export interface KafkaSettings {
+export interface KafkaSettings extends KafkaSecuritySettings {
   brokers: string[];
   clientId: string;
   /** Topic name prefix, `kpm` by default (KPM_TOPIC_PREFIX). */

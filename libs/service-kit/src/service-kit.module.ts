@@ -3,6 +3,7 @@ import { Counter, Registry } from 'prom-client';
 import { KpmSettings } from '@kpm/config';
 import {
   createKafkaClient,
+  describeKafkaSecurity,
   EventProducer,
   KafkaDeadLetterSink,
   type KafkaClient,
@@ -25,6 +26,9 @@ export class ServiceKitModule {
     const kafka = createKafkaClient(
       { ...settings.kafka, clientId: `kpm-${settings.service}-${settings.instance}` },
       { logs: new Logger('kafkajs') },
+    );
+    new Logger('Kafka').log(
+      `brokers ${settings.kafka.brokers.join(',')} over ${describeKafkaSecurity(settings.kafka)}`,
     );
     return {
       module: ServiceKitModule,

@@ -1,5 +1,5 @@
 import type { StackComponent } from './component';
-import { KafkaBroker, KafkaCluster, kafkaNodesSettings } from './kafka';
+import { KafkaBroker, KafkaCluster, kafkaNodesSettings, SecureKafkaBroker } from './kafka';
 import { KubeStack } from './kube';
 import { LocalStack } from './local-stack';
 
@@ -17,11 +17,18 @@ export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalSt
       `kpm: unknown stack part(s) ${unknown.join(', ')}; known: ${STACK_PARTS.join(', ')}`,
     );
   const components: StackComponent[] = [];
-  // KPM_KAFKA_BROKERS_COUNT > 1: a KRaft cluster of that many brokers instead of one.
-  if (parts.includes('kafka'))
-    components.push(kafkaNodesSettings().length > 1 ? new KafkaCluster() : new KafkaBroker());
+  if (parts.includes('kafka')) components.push(kafkaBroker());
   if (parts.includes('kube')) components.push(new KubeStack());
   return new LocalStack(components);
+}
+
+/**
+ * KPM_STACK_SECURE=1: the secured broker (SASL_SSL, ACLs) on its own ports instead;
+ * KPM_KAFKA_BROKERS_COUNT > 1: a KRaft cluster of that many brokers instead of one.
+ */
+function kafkaBroker(): StackComponent {
+  if (process.env.KPM_STACK_SECURE === '1') return new SecureKafkaBroker();
+  return kafkaNodesSettings().length > 1 ? new KafkaCluster() : new KafkaBroker();
 }
 
 function partsFromEnv(): string[] {

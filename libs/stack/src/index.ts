@@ -7,3 +7,4 @@ export * from './default-stack';
 export * from './kube';
 export * from './service-build';
 export * from './file-lock';
+export { serviceKafkaIdentity } from './kafka/secure-kafka-settings';

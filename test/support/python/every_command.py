@@ -83,13 +83,13 @@ def every_command(client: KpmClient, session: str, user: str, timeout: float) ->
     ru01 = steps.uuid_of(booted, "ru-01")
     ru01_only = {"session": session, "names": ["^ru-01$"]}
     ru02_only = {"session": session, "names": ["^ru-02$"]}
-    steps.send("kill", {"query": ru02_only, "gracePeriodSeconds": 1})
+    steps.send("kill", {"query": ru02_only, "user": user, "gracePeriodSeconds": 1})
     # A kill completes once its terminations are applied, so this ps already lists ru-02 DEAD.
     steps.send("ps", {"query": {"session": session}})
-    steps.send("logs", {"query": ru01_only, "tailLines": 10})
-    steps.send("restart", {"query": {"uuids": [ru01]}})
-    steps.send("kill", {"query": ru01_only, "gracePeriodSeconds": 1})
-    steps.send("flush", {"query": {"session": session}})
+    steps.send("logs", {"query": ru01_only, "user": user, "tailLines": 10})
+    steps.send("restart", {"query": {"uuids": [ru01]}, "user": user})
+    steps.send("kill", {"query": ru01_only, "user": user, "gracePeriodSeconds": 1})
+    steps.send("flush", {"query": {"session": session}, "user": user})
     steps.send("ps", {"query": {"session": session}})
     steps.send("terminate", {"session": session, "user": user})
     return steps.recorded

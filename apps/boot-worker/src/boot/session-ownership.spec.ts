@@ -1,5 +1,10 @@
 import { KpmLabels } from '@kpm/kube';
-import { namespaceView, sessionOwnershipErrors, type NamespaceView } from './session-ownership';
+import {
+  namespaceView,
+  processOwnershipErrors,
+  sessionOwnershipErrors,
+  type NamespaceView,
+} from './session-ownership';
 
 const labels = new KpmLabels('drunc.daq');
 
@@ -20,8 +25,53 @@ describe('sessionOwnershipErrors', () => {
       'namespace "run-7" exists and was not created by kpm',
     ],
   ])('%s', (_, namespace, message) => {
-    expect(sessionOwnershipErrors('run-7', 'alice', namespace)).toEqual(
+    expect(sessionOwnershipErrors('run-7', { user: 'alice', operators: [] }, namespace)).toEqual(
       message ? [{ path: 'session', message }] : [],
+    );
+  });
+
+  it.each<[string, NamespaceView, string | undefined]>([
+    ["another user's session", { kpm: true, owner: 'bob' }, undefined],
+    [
+      "a namespace that is not kpm's",
+      { kpm: false },
+      'namespace "run-7" exists and was not created by kpm',
+    ],
+  ])('an operator may act on %s', (_, namespace, message) => {
+    const operator = { user: 'shifter', operators: ['shifter', 'rc'] };
+    expect(sessionOwnershipErrors('run-7', operator, namespace)).toEqual(
+      message ? [{ path: 'session', message }] : [],
+    );
+  });
+});
+
+describe('processOwnershipErrors', () => {
+  const ru = { session: 'run-7', user: 'alice' };
+  const tp = { session: 'run-8', user: 'bob' };
+  const hsi = { session: 'run-9', user: 'carol' };
+  it.each<[string, string, Array<{ session: string; user?: string }>, string[]]>([
+    ['nothing selected', 'alice', [], []],
+    ["the user's own processes", 'alice', [ru, ru], []],
+    ['processes without an owner label', 'alice', [{ session: 'run-5' }], []],
+    [
+      "another user's process, once per session",
+      'alice',
+      [ru, tp, tp],
+      ['session "run-8" belongs to user "bob", not "alice"'],
+    ],
+    [
+      'several foreign sessions, in order',
+      'alice',
+      [hsi, ru, tp],
+      [
+        'session "run-8" belongs to user "bob", not "alice"',
+        'session "run-9" belongs to user "carol", not "alice"',
+      ],
+    ],
+    ['an operator, whoever owns them', 'shifter', [ru, tp, hsi], []],
+  ])('%s', (_, user, processes, messages) => {
+    expect(processOwnershipErrors({ user, operators: ['shifter'] }, processes)).toEqual(
+      messages.map((message) => ({ path: 'query', message })),
     );
   });
 });

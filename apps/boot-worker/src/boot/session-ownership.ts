@@ -1,11 +1,14 @@
 /**
  * Whose a session is: a command may act on a session only if its namespace, when there is one,
- * was created by kpm and belongs to the command's user. Boot and terminate refuse with these
- * errors; a namespace without a user label belongs to nobody yet.
+ * was created by kpm and belongs to the command's user, or the user is an operator
+ * (`security.operatorUsers`). Boot and terminate check the session's namespace; kill, restart and
+ * logs check the owner label of every process they select. The words of a refusal are the
+ * contract's (`foreignSessionErrors`), which the state service uses for flush.
  */
 import type { V1Namespace } from '@kubernetes/client-node';
-import type { FieldError } from '@kpm/contracts';
+import { foreignSessionErrors, type ActingUser, type FieldError } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
+import type { ProcessPod } from '../kill/process-pod';
 
 /** The session's namespace as the boot-worker found it. */
 export interface NamespaceView {
@@ -20,10 +23,10 @@ export function namespaceView(namespace: V1Namespace, labels: KpmLabels): Namesp
   return { kpm: labels.isOurs(values), owner: values?.[labels.user] };
 }
 
-/** Why `user` may not act on `session` (its namespace as found, undefined when there is none). */
+/** Why `acting` may not act on `session` (its namespace as found, undefined when there is none). */
 export function sessionOwnershipErrors(
   session: string,
-  user: string,
+  acting: ActingUser,
   namespace: NamespaceView | undefined,
 ): FieldError[] {
   if (namespace && !namespace.kpm) {
@@ -34,13 +37,17 @@ export function sessionOwnershipErrors(
       },
     ];
   }
-  if (namespace?.owner !== undefined && namespace.owner !== user) {
-    return [
-      {
-        path: 'session',
-        message: `session ${JSON.stringify(session)} belongs to user ${JSON.stringify(namespace.owner)}, not ${JSON.stringify(user)}`,
-      },
-    ];
-  }
-  return [];
+  return foreignSessionErrors(acting, [{ session, owner: namespace?.owner }], 'session');
+}
+
+/** Why `acting` may not act on the processes a query selected: one error per foreign session. */
+export function processOwnershipErrors(
+  acting: ActingUser,
+  processes: readonly Pick<ProcessPod, 'session' | 'user'>[],
+): FieldError[] {
+  return foreignSessionErrors(
+    acting,
+    processes.map((p) => ({ session: p.session, owner: p.user })),
+    'query',
+  );
 }

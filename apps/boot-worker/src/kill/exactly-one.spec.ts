@@ -3,19 +3,25 @@ import { selectOne } from './exactly-one';
 import { EMPTY_QUERY } from './kill-handler';
 import type { ProcessPod } from './process-pod';
 
-const process = (name: string, uuid: string): ProcessPod => ({
+const process = (name: string, uuid: string, session = 'run-7', user = 'alice'): ProcessPod => ({
   name,
   uuid,
-  session: 'run-7',
+  session,
+  user,
   role: 'application',
   pod: {},
 });
-const running = [process('ru-01', 'u-1'), process('ru-02', 'u-2')];
+const running = [
+  process('ru-01', 'u-1'),
+  process('ru-02', 'u-2'),
+  process('tp-01', 'u-3', 'run-8', 'bob'),
+];
+const alice = { user: 'alice', operators: ['shifter'] };
 const cluster = { processes: () => Promise.resolve(running) };
 
 describe('selectOne', () => {
   it('refuses the one process of another session than the command’s subject, naming it', async () => {
-    expect(await selectOne(cluster, { uuids: ['u-1'] }, 'logs', 'run-8')).toEqual({
+    expect(await selectOne(cluster, { uuids: ['u-1'] }, 'logs', alice, 'run-8')).toEqual({
       ok: false,
       errors: [
         {
@@ -30,6 +36,14 @@ describe('selectOne', () => {
   it.each<[string, ProcessQuery, unknown]>([
     ['an empty query', {}, { ok: false, errors: [EMPTY_QUERY] }],
     ['one process', { uuids: ['u-2'] }, { ok: true, process: running[1] }],
+    [
+      "another user's process",
+      { uuids: ['u-3'] },
+      {
+        ok: false,
+        errors: [{ path: 'query', message: 'session "run-8" belongs to user "bob", not "alice"' }],
+      },
+    ],
     [
       'none',
       { uuids: ['u-9'] },
@@ -52,6 +66,14 @@ describe('selectOne', () => {
       },
     ],
   ])('%s', async (_, query, outcome) => {
-    expect(await selectOne(cluster, query, 'logs', 'run-7')).toEqual(outcome);
+    expect(await selectOne(cluster, query, 'logs', alice, 'run-7')).toEqual(outcome);
+  });
+
+  it("lets an operator select another user's process", async () => {
+    const shifter = { user: 'shifter', operators: ['shifter'] };
+    expect(await selectOne(cluster, { uuids: ['u-3'] }, 'logs', shifter, 'run-8')).toEqual({
+      ok: true,
+      process: running[2],
+    });
   });
 });

@@ -1,4 +1,10 @@
-import { isEmptyProcessQuery, type FieldError, type ProcessQuery } from '@kpm/contracts';
+import {
+  isEmptyProcessQuery,
+  type ActingUser,
+  type FieldError,
+  type ProcessQuery,
+} from '@kpm/contracts';
+import { processOwnershipErrors } from '../boot/session-ownership';
 import type { Cluster } from '../cluster';
 import { EMPTY_QUERY } from './kill-handler';
 import type { ProcessPod } from './process-pod';
@@ -6,15 +12,22 @@ import { describeMatches, otherSessions, resolveQuery } from './query-resolver';
 
 type One = { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[] };
 
-/** The one process the query of a restart or logs command selects, or why there is not one. */
+/**
+ * The one process the query of a restart or logs command selects, or why there is not one:
+ * an empty query, a process of a session another user owns, none or several.
+ */
 export async function selectOne(
   cluster: Pick<Cluster, 'processes'>,
   query: ProcessQuery,
   command: 'restart' | 'logs',
+  acting: ActingUser,
   subject: string,
 ): Promise<One> {
   if (isEmptyProcessQuery(query)) return { ok: false, errors: [EMPTY_QUERY] };
-  const one = exactlyOne(resolveQuery(query, await cluster.processes(query.session)), command);
+  const selected = resolveQuery(query, await cluster.processes(query.session));
+  const foreign = processOwnershipErrors(acting, selected);
+  if (foreign.length > 0) return { ok: false, errors: foreign };
+  const one = exactlyOne(selected, command);
   const spanning = one.ok ? otherSessions([one.process], subject) : undefined;
   return spanning ? { ok: false, errors: [spanning] } : one;
 }

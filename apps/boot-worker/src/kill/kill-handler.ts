@@ -1,4 +1,5 @@
 import { isEmptyProcessQuery, type FieldError, type KillCommand } from '@kpm/contracts';
+import { processOwnershipErrors } from '../boot/session-ownership';
 import type { Cluster } from '../cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { Killer } from './killer';
@@ -12,12 +13,14 @@ export const EMPTY_QUERY: FieldError = {
 
 /**
  * `kill`: the processes the query selects, in drunc's stages. Selecting none is not an error;
- * selecting processes of another session than the subject is.
+ * selecting a process of a session another user owns refuses the whole kill, naming the owner;
+ * selecting processes of another session than the subject is refused too.
  */
 export class KillHandler {
   constructor(
     private readonly cluster: Cluster,
     private readonly killer: Killer,
+    private readonly operators: readonly string[],
   ) {}
 
   async handle(command: KillCommand, context: CommandContext): Promise<FieldError[]> {
@@ -26,6 +29,11 @@ export class KillHandler {
     const selected = resolveQuery(query, await this.cluster.processes(query.session));
     const spanning = otherSessions(selected, context.subject);
     if (spanning) return [spanning];
+    const foreign = processOwnershipErrors(
+      { user: command.user, operators: this.operators },
+      selected,
+    );
+    if (foreign.length > 0) return foreign;
     await this.killer.kill(
       selected,
       {

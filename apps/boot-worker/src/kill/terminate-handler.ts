@@ -14,6 +14,7 @@ export class TerminateHandler {
   constructor(
     private readonly cluster: Cluster,
     private readonly killer: Killer,
+    private readonly operators: readonly string[],
   ) {}
 
   async handle(command: TerminateCommand, context: CommandContext): Promise<FieldError[]> {
@@ -21,7 +22,7 @@ export class TerminateHandler {
     const namespace = await this.cluster.namespaces.read(session);
     const errors = sessionOwnershipErrors(
       session,
-      user,
+      { user, operators: this.operators },
       namespace && namespaceView(namespace, this.cluster.labels),
     );
     if (errors.length > 0) return errors;

@@ -21,7 +21,8 @@ export class LogsHandler {
   ) {}
 
   async handle(command: LogsCommand, context: CommandContext): Promise<FieldError[]> {
-    const one = await selectOne(this.cluster, command.query, 'logs', context.subject);
+    const acting = { user: command.user, operators: this.settings.security.operatorUsers };
+    const one = await selectOne(this.cluster, command.query, 'logs', acting, context.subject);
     if (!one.ok) return one.errors;
     const tailLines = command.tailLines ?? 100;
     let lines: string[];

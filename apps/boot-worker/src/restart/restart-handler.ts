@@ -113,7 +113,8 @@ export class RestartHandler {
   }
 
   private async fromQuery(command: RestartCommand, subject: string): Promise<Found> {
-    const one = await selectOne(this.cluster, command.query, 'restart', subject);
+    const acting = { user: command.user, operators: this.settings.security.operatorUsers };
+    const one = await selectOne(this.cluster, command.query, 'restart', acting, subject);
     if (!one.ok) return one;
     const target = this.targetFrom(one.process);
     return target.ok ? { ok: true, target: target.target, old: one.process } : target;

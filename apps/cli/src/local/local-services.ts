@@ -3,6 +3,7 @@ import {
   ensureServiceBuilt,
   readStackEnv,
   repoRoot,
+  serviceKafkaIdentity,
   stackPaths,
   waitFor,
 } from '@kpm/stack';
@@ -47,6 +48,7 @@ export class LocalServices {
         env: {
           ...process.env,
           ...stackEnv,
+          ...serviceKafkaIdentity(service, stackEnv),
           KPM_HTTP_PORT: String(this.port(service)),
           KPM_HOME: stackPaths.home(),
         },

@@ -5,6 +5,7 @@ import {
   Get,
   HttpCode,
   Inject,
+  NotFoundException,
   Param,
   Post,
   Query,
@@ -97,11 +98,17 @@ export class DashboardApiController {
     this.follow(request, response);
   }
 
-  /** Asks the boot-worker for a process's log (a `logs` command); the page awaits its completion. */
+  /**
+   * Asks the boot-worker for a process's log (a `logs` command); the page awaits its completion.
+   * It asks as the process's owner: whoever reaches this API already reads everything the table
+   * holds (docs/design.md §4, session ownership).
+   */
   @Post('logs')
   @HttpCode(202)
   async logs(@Body(validated(LogsRequest)) body: LogsRequest): Promise<{ commandId: string }> {
     const commandId = `dashboard-logs-${randomUUID()}`;
+    const [row] = this.view.select({ session: body.session, uuids: [body.uuid] });
+    if (!row) throw new NotFoundException(`no process ${body.uuid} in session ${body.session}`);
     const event = buildEvent({
       id: commandId,
       type: CommandType.logs,
@@ -109,6 +116,7 @@ export class DashboardApiController {
       subject: body.session,
       data: {
         query: { session: body.session, uuids: [body.uuid] },
+        user: row.instance.description.metadata.user,
         ...(body.tailLines ? { tailLines: body.tailLines } : {}),
       },
     });

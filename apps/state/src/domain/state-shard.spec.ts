@@ -21,7 +21,11 @@ import { StateShard } from './state-shard';
 /** Feeds facts to a shard like the Kafka adapter does and keeps what it published. */
 class Harness {
   now = Date.parse('2026-01-01T00:00:30.000Z');
-  readonly shard = new StateShard(() => this.now);
+  readonly shard: StateShard;
+
+  constructor(operators: readonly string[] = []) {
+    this.shard = new StateShard(() => this.now, undefined, operators);
+  }
   readonly effects: Effect[] = [];
 
   feed(...events: KpmEvent[]): this {
@@ -390,6 +394,54 @@ describe('StateShard: rejected, logs, ps and flush', () => {
     ).toEqual(['ru-01', 'ru-03']);
     h.feed(terminated('ru-02', 0));
     expect(h.shard.table.get(uuidOf('ru-02'))).toBeUndefined();
+  });
+});
+
+describe('StateShard: flush by another user', () => {
+  it.each<[string, string, string[], string | undefined]>([
+    ['the owner', 'daq', [], undefined],
+    ['another user', 'eve', [], `session "${SESSION}" belongs to user "daq", not "eve"`],
+    ['an operator', 'shifter', ['shifter'], undefined],
+    [
+      'a user another deployment calls operator',
+      'eve',
+      ['shifter'],
+      `session "${SESSION}" belongs to user "daq", not "eve"`,
+    ],
+  ])('%s', (_, user, operators, refusal) => {
+    const h = new Harness(operators).feed(
+      ...bootAll(),
+      terminated('ru-02', 0),
+      command(CommandType.flush, 'flush-1', {}, {}, user),
+    );
+    const completion = h.completions().find((c) => c.commandId === 'flush-1')!;
+    if (refusal) {
+      expect(completion).toMatchObject({
+        status: 'rejected',
+        processes: [],
+        errors: [{ path: 'query', message: refusal }],
+      });
+      expect(h.effects.filter((e) => e.kind === 'tombstone')).toEqual([]);
+      expect(h.shard.table.get(uuidOf('ru-02'))?.statusCode).toBe('DEAD');
+    } else {
+      expect(completion.status).toBe('succeeded');
+      expect(completion.processes.map((p) => p.uuid)).toEqual([uuidOf('ru-02')]);
+    }
+  });
+
+  it('lets the next flush of the owner through after a refusal', () => {
+    const h = new Harness().feed(
+      ...bootAll(),
+      terminated('ru-02', 0),
+      command(CommandType.flush, 'flush-eve', {}, {}, 'eve'),
+      command(CommandType.flush, 'flush-daq', {}, {}, 'daq'),
+    );
+    expect(h.completions().map((c) => [c.commandId, c.status])).toEqual(
+      expect.arrayContaining([
+        ['flush-eve', 'rejected'],
+        ['flush-daq', 'succeeded'],
+      ]),
+    );
   });
 });
 

@@ -37,6 +37,8 @@ export class StateShard {
   constructor(
     clock: Clock = Date.now,
     private readonly directory?: ProcessDirectory,
+    /** Users who may flush any session (`security.operatorUsers`). */
+    private readonly operators: readonly string[] = [],
   ) {
     this.memory = new ShardMemory(clock);
   }
@@ -88,7 +90,7 @@ export class StateShard {
       case CommandType.ps:
         return answerPs(memory, this.directory, tableCommand(event, time));
       case CommandType.flush:
-        return flushDead(memory, tableCommand(event, time));
+        return flushDead(memory, tableCommand(event, time), this.operators);
       case CommandType.boot:
       case CommandType.kill:
       case CommandType.terminate:
@@ -138,10 +140,12 @@ function tableCommand(
   event: KpmEvent<typeof CommandType.ps | typeof CommandType.flush>,
   time: number,
 ): TableCommand {
+  const user = 'user' in event.data ? event.data.user : undefined;
   const command = {
     commandId: event.id,
     session: event.subject ?? '',
     query: event.data.query,
+    user,
     time,
   };
   if (event.type !== CommandType.ps) return command;

@@ -37,6 +37,7 @@ export class StateCoordinator implements PartitionStateHandler {
   private readonly timers: DeadlineTimers;
   private readonly input: ShardInput;
   private readonly restorer: ShardRestore;
+  private readonly operators: readonly string[];
   private readonly traces = new CommandTraces();
 
   constructor(
@@ -48,6 +49,7 @@ export class StateCoordinator implements PartitionStateHandler {
   ) {
     const source = `/kpm/${settings.service}/${settings.instance}`;
     const groupId = `${settings.kafka.topicPrefix}-state`;
+    this.operators = settings.security.operatorUsers;
     this.records = new EffectRecords(settings.kafka.topicPrefix, source, broadcaster);
     this.directory = new ProcessDirectory(this.shards, view);
     this.timers = new DeadlineTimers(
@@ -82,7 +84,10 @@ export class StateCoordinator implements PartitionStateHandler {
   ): Promise<Map<number, TransactionalRecord[]>> {
     const started = Date.now();
     const shards = new Map(
-      partitions.map((p) => [p, new StateShard(Date.now, (q) => this.directory.select(q))]),
+      partitions.map((p) => [
+        p,
+        new StateShard(Date.now, (q) => this.directory.select(q), this.operators),
+      ]),
     );
     const effects = await this.restorer.run(shards, committed);
     const first = new Map<number, TransactionalRecord[]>();

@@ -261,8 +261,16 @@ describe('terminate, restart, flush, ps and logs commands', () => {
     );
   });
 
-  it.each([CommandType.restart, CommandType.flush, CommandType.ps])(
-    '%s takes only a query',
+  it.each([CommandType.kill, CommandType.restart, CommandType.logs, CommandType.flush])(
+    '%s carries the acting user, like boot and terminate',
+    (type) => {
+      expect(errorsOf(type, (d) => delete d.user)).toEqual(rejects('user', 'user name'));
+      expect(errorsOf(type, (d) => (d.user = 'al ice'))).toEqual(rejects('user', 'user name'));
+    },
+  );
+
+  it.each([CommandType.restart, CommandType.flush])(
+    '%s takes only a query and the user',
     (type) => {
       expect(errorsOf(type, () => undefined)).toEqual([]);
       expect(errorsOf(type, (d) => (d.gracePeriodSeconds = 1))).toEqual(
@@ -271,10 +279,18 @@ describe('terminate, restart, flush, ps and logs commands', () => {
     },
   );
 
+  it.each([CommandType.ps])('%s takes only a query', (type) => {
+    expect(errorsOf(type, () => undefined)).toEqual([]);
+    expect(errorsOf(type, (d) => (d.gracePeriodSeconds = 1))).toEqual(
+      rejects('gracePeriodSeconds', 'not a known field'),
+    );
+  });
+
   it('logs defaults tailLines to 100 and bounds it to 1..10000', () => {
     const example = EXAMPLE_EVENTS[CommandType.logs];
     const parsed = parseRecord(
-      encodeEvent({ ...example, data: { query: example.data.query } }).value,
+      encodeEvent({ ...example, data: { query: example.data.query, user: example.data.user } })
+        .value,
     );
     expect(parsed.ok && parsed.event.type === CommandType.logs && parsed.event.data.tailLines).toBe(
       100,

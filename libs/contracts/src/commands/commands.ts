@@ -83,8 +83,17 @@ abstract class QueryCommand {
   query!: ProcessQuery;
 }
 
+/**
+ * Commands that act on processes carry the acting user, like boot and terminate: each process
+ * they select must belong to that user unless the user is an operator (command-ownership.ts).
+ */
+abstract class ActingQueryCommand extends QueryCommand {
+  @IsUserName()
+  user!: string;
+}
+
 /** Kill the processes the query selects, in drunc's shutdown order. */
-export class KillCommand extends QueryCommand {
+export class KillCommand extends ActingQueryCommand {
   @IsGracePeriodSeconds()
   gracePeriodSeconds?: number;
 
@@ -112,10 +121,10 @@ export class TerminateCommand {
 }
 
 /** Must match exactly one process: kill it and boot it again with the same uuid and spec. */
-export class RestartCommand extends QueryCommand {}
+export class RestartCommand extends ActingQueryCommand {}
 
 /** Forget DEAD processes (state only). */
-export class FlushCommand extends QueryCommand {}
+export class FlushCommand extends ActingQueryCommand {}
 
 /**
  * Where a ps page starts: after the process `<session>/<name>/<uuid>`, the sort key (session,
@@ -142,7 +151,7 @@ export class PsCommand extends QueryCommand {
 }
 
 /** The last `tailLines` lines of one process's log. */
-export class LogsCommand extends QueryCommand {
+export class LogsCommand extends ActingQueryCommand {
   @IsOptional()
   @IsInt({ message: 'must be a whole number of lines' })
   @Min(1, { message: 'must be at least 1' })

@@ -3,3 +3,4 @@ export * from './limits';
 export * from './process-query';
 export * from './process-query-match';
 export * from './process-spec';
+export * from './command-ownership';

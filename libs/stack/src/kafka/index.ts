@@ -5,3 +5,5 @@ export * from './kafka-install';
 export { describeCluster, warmCoordinators, type ClusterFacts } from '@kpm/kafka';
 export * from './kafka-settings';
 export * from './kafka-storage';
+export * from './secure-kafka-broker';
+export * from './secure-kafka-settings';

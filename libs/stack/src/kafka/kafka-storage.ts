@@ -13,6 +13,14 @@ const TOOL_JVM_FLAGS = ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-Djava.awt.headl
  * directory (and so the data) stays the same.
  */
 export function renderServerProperties(settings: KafkaStackSettings): string {
+  const rendered = renderedTemplate(settings);
+  mkdirSync(settings.dataDir, { recursive: true });
+  writeFileSync(settings.propertiesFile, rendered);
+  return settings.propertiesFile;
+}
+
+/** The stack/kafka template with every `${KPM_KAFKA_*}` placeholder replaced for `settings`. */
+export function renderedTemplate(settings: KafkaStackSettings): string {
   const values: Record<string, string> = {
     KPM_KAFKA_PORT: String(settings.port),
     KPM_KAFKA_CONTROLLER_PORT: String(settings.controllerPort),
@@ -23,15 +31,12 @@ export function renderServerProperties(settings: KafkaStackSettings): string {
     KPM_KAFKA_MIN_INSYNC_REPLICAS: String(settings.minInsyncReplicas),
   };
   const template = readFileSync(settings.templateFile, 'utf8');
-  const rendered = template.replace(/\$\{(\w+)\}/g, (whole, name: string) => {
+  return template.replace(/\$\{(\w+)\}/g, (whole, name: string) => {
     const value = values[name];
     if (value === undefined)
       throw new Error(`kpm: unknown placeholder ${whole} in ${settings.templateFile}`);
     return value;
   });
-  mkdirSync(settings.dataDir, { recursive: true });
-  writeFileSync(settings.propertiesFile, rendered);
-  return settings.propertiesFile;
 }
 
 /** The cluster id of a formatted log directory, or undefined before the first format. */

@@ -28,7 +28,8 @@ export function runCommand(
     const timer = options.timeoutMs
       ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
       : undefined;
-    const shown = `${command} ${args.join(' ')}`;
+    // Passwords on a command line (StorageTool's --add-scram) never reach an error message.
+    const shown = `${command} ${args.join(' ')}`.replace(/password=[^,\]\s]+/g, 'password=…');
     child.on('error', (error: NodeJS.ErrnoException) => {
       if (timer) clearTimeout(timer);
       const hint = options.installHint ? ` (${options.installHint})` : '';

@@ -139,6 +139,8 @@ export function command(
   id: string,
   query: ProcessQuery,
   page: { limit?: number; cursor?: string } = {},
+  /** The acting user of a flush; the fixtures' sessions belong to `daq`. */
+  user = 'daq',
 ): KpmEvent {
   return buildEvent({
     id,
@@ -146,7 +148,7 @@ export function command(
     source: SOURCE,
     subject: SESSION,
     time: new Date(T0),
-    data: { query, ...page },
+    data: type === CommandType.flush ? { query, user } : { query, ...page },
   });
 }
 

@@ -1,0 +1,134 @@
+/**
+ * The least Kafka ACLs each kpm principal needs (docs/design.md §11.13; the table in
+ * README.md "Security model" is this one): the boot-worker reads commands and writes process
+ * events, broadcasts and dead letters; the watcher writes terminations and broadcasts; the state
+ * service reads its inputs and writes its outputs in transactions; an operator writes commands
+ * and reads everything. Every principal may describe kpm's topics (metadata, offsets, configs).
+ */
+import {
+  AclOperationTypes as Op,
+  AclPermissionTypes,
+  AclResourceTypes as Resource,
+  ResourcePatternTypes,
+} from 'kafkajs';
+import { topicName, TOPIC_IDS, type TopicId } from '@kpm/contracts';
+import type { KafkaClient } from './kafka-client';
+
+export type KpmRole = 'boot-worker' | 'watcher' | 'state' | 'operator';
+
+/** One grant: `principal` may `operation` on the topic, group or transactional id `name`. */
+export interface KpmAcl {
+  principal: string;
+  resource: 'topic' | 'group' | 'transactional-id' | 'cluster';
+  /** A literal name, or a prefix when `prefixed`. */
+  name: string;
+  prefixed: boolean;
+  operation: 'read' | 'write' | 'describe' | 'describe-configs' | 'idempotent-write';
+}
+
+interface RoleNeeds {
+  reads: readonly TopicId[];
+  writes: readonly TopicId[];
+  /** Consumer group ids (prefixed by `<topicPrefix>-`), transactional id prefixes likewise. */
+  groups: readonly string[];
+  transactions: boolean;
+}
+
+const NEEDS: Record<KpmRole, RoleNeeds> = {
+  'boot-worker': {
+    reads: ['commands'],
+    writes: ['process-events', 'broadcast', 'dead-letters'],
+    groups: ['boot-worker'],
+    transactions: false,
+  },
+  // The start-up sweep reads the process table (docs/design.md §8) in a private group.
+  watcher: {
+    reads: ['processes'],
+    writes: ['terminations', 'broadcast'],
+    groups: ['watcher'],
+    transactions: false,
+  },
+  state: {
+    reads: ['commands', 'process-events', 'terminations', 'completions', 'processes'],
+    // commands: a command on the wrong partition is forwarded; the dashboard asks for logs.
+    writes: ['commands', 'completions', 'broadcast', 'processes', 'dead-letters'],
+    groups: ['state'],
+    transactions: true,
+  },
+  operator: { reads: [...TOPIC_IDS], writes: ['commands'], groups: [''], transactions: false },
+};
+
+/** The grants of `principal` in role `role` over the topics of `topicPrefix`. */
+export function kpmAcls(role: KpmRole, principal: string, topicPrefix: string): KpmAcl[] {
+  const needs = NEEDS[role];
+  const topic = (id: TopicId, operation: KpmAcl['operation']): KpmAcl => ({
+    principal,
+    resource: 'topic',
+    name: topicName(id, topicPrefix),
+    prefixed: false,
+    operation,
+  });
+  const prefixed = (resource: KpmAcl['resource'], name: string, operation: KpmAcl['operation']) =>
+    ({ principal, resource, name, prefixed: true, operation }) as KpmAcl;
+  return [
+    prefixed('topic', `${topicPrefix}.`, 'describe'),
+    prefixed('topic', `${topicPrefix}.`, 'describe-configs'),
+    ...needs.reads.map((id) => topic(id, 'read')),
+    ...needs.writes.map((id) => topic(id, 'write')),
+    ...needs.groups.map((g) => prefixed('group', `${topicPrefix}-${g}`, 'read')),
+    ...(needs.writes.length > 0
+      ? [
+          {
+            principal,
+            resource: 'cluster',
+            name: 'kafka-cluster',
+            prefixed: false,
+            operation: 'idempotent-write',
+          } as KpmAcl,
+        ]
+      : []),
+    ...(needs.transactions
+      ? (['write', 'describe'] as const).map((op) =>
+          prefixed('transactional-id', `${topicPrefix}-state`, op),
+        )
+      : []),
+  ];
+}
+
+const RESOURCE = {
+  topic: Resource.TOPIC,
+  group: Resource.GROUP,
+  'transactional-id': Resource.TRANSACTIONAL_ID,
+  cluster: Resource.CLUSTER,
+} as const;
+
+const OPERATION = {
+  read: Op.READ,
+  write: Op.WRITE,
+  describe: Op.DESCRIBE,
+  'describe-configs': Op.DESCRIBE_CONFIGS,
+  'idempotent-write': Op.IDEMPOTENT_WRITE,
+} as const;
+
+/** Creates the grants (idempotent: an existing ACL is kept). Needs a principal allowed to alter ACLs. */
+export async function applyAcls(kafka: KafkaClient, acls: readonly KpmAcl[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createAcls({
+      acl: acls.map((acl) => ({
+        principal: `User:${acl.principal}`,
+        host: '*',
+        resourceType: RESOURCE[acl.resource],
+        resourceName: acl.name,
+        resourcePatternType: acl.prefixed
+          ? ResourcePatternTypes.PREFIXED
+          : ResourcePatternTypes.LITERAL,
+        operation: OPERATION[acl.operation],
+        permissionType: AclPermissionTypes.ALLOW,
+      })),
+    });
+  } finally {
+    await admin.disconnect();
+  }
+}
