@@ -23,16 +23,7 @@ ready() { [[ -x $venv/bin/python && -f $marker && $(<"$marker") == "$wanted" ]];
 
 # Debian splits venv (and ensurepip) out of python3.
 ensure_venv_module() {
-  if "$python" -c 'import ensurepip, venv' 2>/dev/null; then return; fi
-  if ! command -v apt-get >/dev/null; then
-    say "$python has no venv/ensurepip module; install your distribution's python3-venv"
-    exit 1
-  fi
-  local sudo=()
-  [[ $(id -u) == 0 ]] || sudo=(sudo -n)
-  say "installing python3-venv (apt-get)"
-  "${sudo[@]}" apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq python3-venv >&2
+  "$python" -c 'import ensurepip, venv' 2>/dev/null || "$root/scripts/debian-package.sh" python3-venv
 }
 
 install_venv() {

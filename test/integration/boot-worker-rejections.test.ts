@@ -76,11 +76,11 @@ const cases: Case[] = [
     () => 'is not a known field',
   ],
   [
-    'dangerous-regex',
+    'non-re2-regex',
     CommandType.kill,
-    () => ({ query: { session: owned, names: ['(a+)+$'] } }),
+    () => ({ query: { session: owned, names: ['(a)\\1'] } }),
     'query.names[0]',
-    () => 'can backtrack catastrophically',
+    () => 'is not valid RE2 syntax',
   ],
   [
     'unknown-type',

@@ -340,7 +340,7 @@ describe('kpm CLI on the real stack', () => {
     const grace = await kpm('kill', '--session', session, '--grace', 'later');
     expect(grace.code).toBe(2);
     expect(grace.stderr).toContain("option '--grace <seconds>' argument 'later' is invalid");
-    const name = await kpm('kill', '--session', session, '--name', '(a|a)*$');
+    const name = await kpm('kill', '--session', session, '--name', '(a)\\1');
     expect(name.code).toBe(2);
     expect(name.stderr).toMatch(/^kpm: kill: --name: regular expression/);
     const missing = await kpm('restart');

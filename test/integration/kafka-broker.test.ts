@@ -2,8 +2,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTopicsWithLeaders } from '@kpm/kafka';
+import { createTopicsWithLeaders, kpmTopicSpecs, TopicAdmin, TopicDriftError } from '@kpm/kafka';
+import { until } from '../support/kafka-cluster-fixture';
 import {
+  ConfigResourceTypes,
   Kafka,
   logLevel,
   type Admin,
@@ -113,6 +115,15 @@ function consumeUntil(
 const valuesOf = (received: Received[]) => received.map((record) => record.value);
 
 /** The group's committed offset of every partition is its end (-1 where nothing was there to read). */
+/** One config of a topic as the broker reports it now. */
+async function topicConfig(admin: Admin, topic: string, name: string): Promise<string | undefined> {
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [name] }],
+  });
+  return described.resources[0]?.configEntries.find((e) => e.configName === name)?.configValue;
+}
+
 async function expectCommittedAtEnd(admin: Admin, groupId: string, topic: string): Promise<void> {
   const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
   const ends = await admin.fetchTopicOffsets(topic);
@@ -143,7 +154,11 @@ describe('the local Kafka broker', () => {
   it('is reused by a second up(), quickly', async () => {
     const pid = broker.pid();
     const started = Date.now();
-    expect(await broker.up()).toEqual({ KPM_KAFKA_BROKERS: broker.bootstrap });
+    expect(await broker.up()).toEqual({
+      KPM_KAFKA_BROKERS: broker.bootstrap,
+      KPM_TOPIC_REPLICATION_FACTOR: '1',
+      KPM_TOPIC_MIN_INSYNC_REPLICAS: '1',
+    });
     expect(Date.now() - started).toBeLessThan(3000);
     expect(broker.pid()).toBe(pid);
     expect((await broker.status()).running).toBe(true);
@@ -215,6 +230,61 @@ describe('the local Kafka broker', () => {
       await impatient.disconnect();
     }
     expect(await admin.listTopics()).not.toContain(missing);
+  });
+
+  it("refuses kpm's topics when they drifted, naming topic, setting, expected and actual", async () => {
+    const prefix = topicName('drift');
+    const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+    const topics = new TopicAdmin(kafka);
+    const local = {
+      topicPrefix: prefix,
+      partitions: 3,
+      replicationFactor: 1,
+      minInsyncReplicas: 1,
+    };
+    expect((await topics.ensure(kpmTopicSpecs(local))).every((t) => t.created)).toBe(true);
+    expect((await topics.ensure(kpmTopicSpecs(local))).some((t) => t.created)).toBe(false);
+    // Someone turns the compacted table into a delete topic (its other configs as kpm set them).
+    const processes = kpmTopicSpecs(local).find((spec) => spec.id === 'processes')!;
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: processes.topic,
+          configEntries: processes.configEntries.map((entry) =>
+            entry.name === 'cleanup.policy' ? { ...entry, value: 'delete' } : entry,
+          ),
+        },
+      ],
+    });
+    // AlterConfigs returns once the KRaft controller committed the change; the broker applies it
+    // to its own metadata image a moment later, and DescribeConfigs answers from that image.
+    await until(
+      () => topicConfig(admin, processes.topic, 'cleanup.policy'),
+      (policy) => policy === 'delete',
+      10_000,
+    );
+    const cases: Array<[Parameters<typeof kpmTopicSpecs>[0], string[]]> = [
+      [local, [`topic ${prefix}.processes: cleanup.policy is delete, kpm expects compact`]],
+      [{ ...local, partitions: 6 }, [`topic ${prefix}.commands: partitions is 3, kpm expects 6`]],
+      [
+        { ...local, replicationFactor: 3, minInsyncReplicas: 2 },
+        [
+          `topic ${prefix}.terminations: replication.factor is 1, kpm expects 3`,
+          `topic ${prefix}.completions: min.insync.replicas is 1, kpm expects 2`,
+        ],
+      ],
+    ];
+    try {
+      for (const [settings, lines] of cases) {
+        const failure = await topics.ensure(kpmTopicSpecs(settings)).catch((e: unknown) => e);
+        expect(failure).toBeInstanceOf(TopicDriftError);
+        for (const line of lines) expect((failure as Error).message).toContain(line);
+      }
+    } finally {
+      await admin.deleteTopics({ topics: kpmTopicSpecs(local).map((spec) => spec.topic) });
+    }
   });
 
   it('delivers keyed records through a consumer group, in order per key, from committed offsets', async () => {
@@ -412,7 +482,7 @@ describe('a broker in a fresh KPM_HOME', () => {
     const broker = new KafkaBroker({ env });
     try {
       expect((await broker.status()).detail).toBe('not provisioned');
-      expect(await broker.up()).toEqual({ KPM_KAFKA_BROKERS: `127.0.0.1:${port}` });
+      expect(await broker.up()).toMatchObject({ KPM_KAFKA_BROKERS: `127.0.0.1:${port}` });
       expect(existsSync(broker.settings.libsDir)).toBe(true);
       const clusterId = formattedClusterId(broker.settings);
       const topic = topicName('durable');

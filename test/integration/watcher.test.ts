@@ -38,7 +38,7 @@ describe('watcher: every termination with its exit code', () => {
   /** The pod holds no termination-record finalizer any more (or is gone). */
   const released = (name: string) => lab.waitForPod(name, (pod) => !lab.holdsFinalizer(pod));
 
-  it('reports a pod that exits 0 as 0 Completed, keyed by session, with the id from its uid, then releases it', async () => {
+  it("reports a pod that exits 0 as 0 GracefulShutdown (drunc's word), keyed by session, with the id from its uid, then releases it", async () => {
     const uuid = randomUUID();
     const pod = await lab.create('exit-zero', {
       uuid,
@@ -56,7 +56,7 @@ describe('watcher: every termination with its exit code', () => {
       podName: 'exit-zero',
       podUid: pod.metadata!.uid,
       exitCode: 0,
-      reason: 'Completed',
+      reason: 'GracefulShutdown',
       phase: 'Succeeded',
       detectedBy: 'watch',
     });
@@ -172,7 +172,7 @@ describe('watcher: every termination with its exit code', () => {
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/kpm_watcher_leader\{[^}]*\} 1/);
     expect(metrics).toMatch(
-      /kpm_watcher_terminations_published_total\{[^}]*reason="Completed"[^}]*\} [1-9]/,
+      /kpm_watcher_terminations_published_total\{[^}]*reason="GracefulShutdown"[^}]*\} [1-9]/,
     );
     expect(metrics).toMatch(/kpm_watcher_pod_events_total\{[^}]*type="MODIFIED"[^}]*\} [1-9]/);
     expect(metrics).toMatch(/kpm_watcher_publication_lag_seconds_count\{[^}]*\} [1-9]/);

@@ -9,6 +9,7 @@ import {
 } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { renderKubeconfig } from '@kpm/stack';
+import { repoRoot } from '@kpm/stack/paths';
 
 /** The kit's directory and what `kubectl kustomize` renders (base and every overlay). */
 export const DEPLOY_DIR = join(__dirname, '..', '..', 'deploy');
@@ -42,27 +43,34 @@ const RBAC_KINDS = new Set([
 ]);
 
 /**
- * Runs kubectl (`KPM_KUBECTL`, else the one on PATH) and returns its standard output; a failure
- * carries kubectl's own message. kubectl is Debian's `kubernetes-client` package (.ci/run
- * installs it when missing).
+ * Runs kubectl (`KPM_KUBECTL`, else the one on PATH, installed from Debian's `kubernetes-client`
+ * by scripts/debian-package.sh when missing) and returns its standard output; a failure carries
+ * kubectl's own message.
  */
 export function kubectl(args: string[], options: { kubeconfig?: string; input?: string } = {}) {
-  const binary = process.env.KPM_KUBECTL ?? 'kubectl';
-  const result = spawnSync(binary, args, {
+  const result = spawnSync(kubectlBinary(), args, {
     encoding: 'utf8',
     input: options.input,
     maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, ...(options.kubeconfig ? { KUBECONFIG: options.kubeconfig } : {}) },
   });
-  if (result.error && (result.error as NodeJS.ErrnoException).code === 'ENOENT') {
-    throw new Error(
-      `${binary} not found: install kubectl (Debian: apt-get install kubernetes-client)`,
-    );
-  }
   if (result.status !== 0) {
     throw new Error(`kubectl ${args.join(' ')} exited ${result.status}:\n${result.stderr}`);
   }
   return { stdout: result.stdout, stderr: result.stderr };
+}
+
+let kubectlPath: string | undefined;
+
+function kubectlBinary(): string {
+  if (process.env.KPM_KUBECTL) return process.env.KPM_KUBECTL;
+  if (kubectlPath) return kubectlPath;
+  const script = join(repoRoot(), 'scripts', 'debian-package.sh');
+  const found = spawnSync(script, ['kubernetes-client', 'kubectl'], { encoding: 'utf8' });
+  if (found.status !== 0)
+    throw new Error(`kubectl is missing and was not installed:\n${found.stderr}`);
+  kubectlPath = found.stdout.trim();
+  return kubectlPath;
 }
 
 /** `kubectl kustomize deploy/<dir>`, parsed. */

@@ -67,6 +67,12 @@ export class ServiceProcess {
     throw new Error(`${this.service} not ready within ${timeoutMs} ms:\n${this.logs()}`);
   }
 
+  /** The child's pid while it runs (a service that recovered by itself keeps it). */
+  get pid(): number | undefined {
+    const child = this.child;
+    return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+  }
+
   /** Sends `signal` and waits for the process to exit. */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const child = this.child;

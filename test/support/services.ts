@@ -7,9 +7,10 @@ export function testSettings(
   topicPrefix: string,
   extra: Record<string, string> = {},
 ): KpmSettings {
-  const { brokers, kubeconfig } = stackEnv();
+  const { brokers, kubeconfig, topicReplication } = stackEnv();
   return loadSettings(service, {
     KPM_KAFKA_BROKERS: brokers.join(','),
+    ...topicReplication,
     KPM_TOPIC_PREFIX: topicPrefix,
     KPM_HTTP_PORT: '0',
     KUBECONFIG: kubeconfig,

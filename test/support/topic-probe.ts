@@ -8,7 +8,14 @@ export interface ProbedRecord {
   offset: string;
   key: string | null;
   value: Buffer | null;
+  /** The record's timestamp (ms since the epoch, as its producer set it). */
+  timestamp: number;
+  headers: Record<string, string>;
   event?: CloudEvent<Record<string, unknown>>;
+  /** The record's CreateTime: when its producer sent it. */
+  createdAtMs: number;
+  /** When the probe read it. */
+  receivedAtMs: number;
 }
 
 /**
@@ -18,6 +25,7 @@ export interface ProbedRecord {
 export class TopicProbe {
   readonly records: ProbedRecord[] = [];
   private readonly waiters = new Set<() => void>();
+  private readonly positions = new Set<string>();
   private consumer?: Consumer;
 
   constructor(
@@ -36,13 +44,24 @@ export class TopicProbe {
     await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
     await this.consumer.run({
       eachMessage: ({ topic, partition, message }) => {
+        // A rejoin after a coordinator failover re-reads from the last committed offset: keep
+        // each record of the topic once, so a duplicate seen here is a duplicate on the topic.
+        const position = `${topic}/${partition}/${message.offset}`;
+        if (this.positions.has(position)) return Promise.resolve();
+        this.positions.add(position);
         this.records.push({
           topic,
           partition,
           offset: message.offset,
           key: message.key?.toString() ?? null,
           value: message.value,
+          timestamp: Number(message.timestamp),
+          headers: Object.fromEntries(
+            Object.entries(message.headers ?? {}).map(([name, v]) => [name, String(v)]),
+          ),
           event: tryParse(message.value),
+          createdAtMs: Number(message.timestamp),
+          receivedAtMs: Date.now(),
         });
         for (const wake of this.waiters) wake();
         return Promise.resolve();

@@ -31,12 +31,13 @@ export const FAST_WATCHER: Partial<WatcherConfig> = {
 
 /** The environment of a watcher under test (for a child process or loadSettings). */
 export function watcherEnv(config: WatcherTestConfig): Record<string, string> {
-  const { brokers, kubeconfig } = stackEnv();
+  const { brokers, kubeconfig, topicReplication } = stackEnv();
   const dir = mkdtempSync(join(tmpdir(), 'kpm-watcher-test-'));
   const file = join(dir, 'kpm.yaml');
   writeFileSync(file, stringify({ watcher: { ...FAST_WATCHER, ...config.watcher } }));
   return {
     KPM_KAFKA_BROKERS: brokers.join(','),
+    ...topicReplication,
     KPM_TOPIC_PREFIX: config.prefix,
     KPM_LABEL_DOMAIN: config.lab.domain,
     KPM_CONFIG: file,

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { KpmSettings } from '@kpm/config';
 import type { EventProducer } from '@kpm/kafka';
 import { topicName } from '@kpm/contracts';
@@ -14,6 +15,7 @@ import { KillHandler } from './kill/kill-handler';
 import { Killer } from './kill/killer';
 import { TerminateHandler } from './kill/terminate-handler';
 import { LogsHandler } from './logs/logs-handler';
+import { logManagedSessions } from './managed-sessions';
 import { RestartHandler } from './restart/restart-handler';
 
 /** Wires the boot-worker's plain classes: Kubernetes adapters, rules, handlers. */
@@ -23,6 +25,7 @@ export function createCommandRouter(
   metrics?: BootWorkerMetrics,
 ): CommandRouter {
   const cluster = new Cluster(createKubeApis(settings.kubeconfig), settings);
+  void logManagedSessions(cluster.namespaces, new Logger('BootWorker'));
   const topic = topicName('process-events', settings.kafka.topicPrefix);
   const sink: FactSink = { send: (records) => producer.send(topic, records) };
   const facts = new ProcessFacts(`/kpm/${settings.service}/${settings.instance}`);

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import { EventProducer, KafkaDeadLetterSink, type KafkaClient } from '@kpm/kafka';
+import { commandRoute, EventProducer, KafkaDeadLetterSink, type KafkaClient } from '@kpm/kafka';
 import { CloudEventServer } from '@kpm/kafka/nest';
 import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
 import { Registry } from 'prom-client';
@@ -32,7 +32,8 @@ export class BootWorkerModule {
    * The boot-worker's consumer group reads every command, one consumer per partition. Within a
    * partition the sessions run concurrently (up to `commands.maxInFlight` commands), one
    * session's commands in order: a long command (a large boot, a terminate waiting out grace
-   * periods) holds up its own session only (docs/design.md §9.2).
+   * periods) holds up its own session only (docs/design.md §9.2). A command on another partition
+   * than its session's is skipped: the state service forwards it there (docs/design.md §9.6).
    */
   static consumer(settings: KpmSettings): ServiceConsumer {
     const groupId = `${settings.kafka.topicPrefix}-boot-worker`;
@@ -49,7 +50,11 @@ export class BootWorkerModule {
           maxRecordBytes: settings.kafka.maxRecordBytes,
           consumers: settings.kafka.partitions,
           runner: { maxInFlight: settings.commands.maxInFlight },
-          onReady: () => readiness.set('kafka-consumer', true),
+          onHealth: ({ ready, detail }) => readiness.set('kafka-consumer', ready, detail),
+          skip: (record) => {
+            const route = commandRoute(record, settings.kafka.partitions);
+            return route.routed ? undefined : `misrouted: ${route.reason}`;
+          },
         }),
     };
   }

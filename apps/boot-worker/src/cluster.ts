@@ -13,6 +13,7 @@ import {
   PodGateway,
   ServiceGateway,
   hasPodEnded,
+  type ImagePullGrace,
   type KubeApis,
   type KubeRetryOptions,
 } from '@kpm/kube';
@@ -31,6 +32,8 @@ export class Cluster {
   readonly nodes: NodeDirectory;
   /** The watcher's list of fatal waiting reasons: what has ended is the same for both services. */
   readonly fatal: ReadonlySet<string>;
+  /** The watcher's image-pull grace, for the same reason. */
+  private readonly imagePullGraceSeconds: number;
   private readonly waiter: ObjectWaiter;
 
   constructor(
@@ -52,6 +55,12 @@ export class Cluster {
     });
     this.waiter = new ObjectWaiter(apis.config);
     this.fatal = new Set(settings.watcher.fatalWaitingReasons);
+    this.imagePullGraceSeconds = settings.watcher.imagePullGraceSeconds;
+  }
+
+  /** The image-pull grace as of now (pod-ending's rule). */
+  imagePull(): ImagePullGrace {
+    return { graceSeconds: this.imagePullGraceSeconds, now: new Date() };
   }
 
   /** kpm's processes, in one session or all: creator-labelled list calls only. */
@@ -61,13 +70,28 @@ export class Cluster {
     return pods.flatMap((pod) => processPodOf(pod, this.labels) ?? []);
   }
 
+  /** kpm's processes in any session that carry one of `uuids`. */
+  async processesWithUuids(uuids: readonly string[]): Promise<ProcessPod[]> {
+    const found: ProcessPod[] = [];
+    for (let i = 0; i < uuids.length; i += 100) {
+      const pods = await this.pods.listWithUuids(uuids.slice(i, i + 100));
+      found.push(...pods.flatMap((pod) => processPodOf(pod, this.labels) ?? []));
+    }
+    return found;
+  }
+
   /** Waits until the pods have ended or are gone; the uids still running when it gave up. */
   async waitEnded(
     pods: readonly V1Pod[],
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<string[]> {
-    const result = await this.waitPods(pods, (p) => hasPodEnded(p, this.fatal), timeoutMs, signal);
+    const result = await this.waitPods(
+      pods,
+      (p) => hasPodEnded(p, this.fatal, this.imagePull()),
+      timeoutMs,
+      signal,
+    );
     return result.pending;
   }
 

@@ -1,11 +1,21 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { CommandType, eventId, topicName, type FieldError, type KpmEvent } from '@kpm/contracts';
+import {
+  broadcastText,
+  CommandType,
+  eventId,
+  topicName,
+  traceparentOf,
+  withCause,
+  type FieldError,
+  type KpmEvent,
+} from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import { EventProducer } from '@kpm/kafka';
 import { INVALID_EVENT, KafkaEventContext, type InvalidEvent } from '@kpm/kafka/nest';
 import { Broadcaster } from '@kpm/service-kit';
 import { commandRejectedRecord, type RefusedCommand } from './command-rejection';
+import { StopRequested } from './commands/command-context';
 import { CommandRouter } from './commands/command-router';
 
 /**
@@ -27,6 +37,16 @@ export class CommandsController {
 
   @EventPattern(Object.values(CommandType))
   async received(@Payload() command: KpmEvent, @Ctx() context: KafkaEventContext): Promise<void> {
+    // Every record this command causes carries its trace, every log its id (docs/design.md §3.4).
+    const cause = {
+      traceparent: traceparentOf(command),
+      commandId: command.id,
+      session: command.subject,
+    };
+    await withCause(cause, () => this.carryOut(command, context));
+  }
+
+  private async carryOut(command: KpmEvent, context: KafkaEventContext): Promise<void> {
     await this.broadcaster.broadcast({
       id: eventId('command-received', this.settings.service, command.id),
       broadcastType: 'COMMAND_RECEIVED',
@@ -34,12 +54,7 @@ export class CommandsController {
       text: `${this.settings.service} received ${command.type} ${command.id}`,
       data: { commandId: command.id, commandType: command.type },
     });
-    const errors = await this.router.route(command, {
-      commandId: command.id,
-      subject: command.subject ?? context.record.key ?? '',
-      heartbeat: () => context.heartbeat(),
-      signal: context.signal,
-    });
+    const errors = await this.route(command, context);
     if (errors.length > 0) {
       await this.reject(
         {
@@ -52,6 +67,39 @@ export class CommandsController {
         errors,
       );
     }
+  }
+
+  /**
+   * An unexpected error is broadcast as drunc's UNHANDLED_EXCEPTION_RAISED, then left to the
+   * transport (retried, then dead-lettered). A stop is no error: the command is redelivered.
+   */
+  private async route(command: KpmEvent, context: KafkaEventContext): Promise<FieldError[]> {
+    try {
+      return await this.router.route(command, {
+        commandId: command.id,
+        subject: command.subject ?? context.record.key ?? '',
+        heartbeat: () => context.heartbeat(),
+        signal: context.signal,
+      });
+    } catch (error) {
+      if (!(error instanceof StopRequested)) await this.broadcastUnhandled(command, error);
+      throw error;
+    }
+  }
+
+  private async broadcastUnhandled(command: KpmEvent, error: unknown): Promise<void> {
+    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    await this.broadcaster
+      .broadcast({
+        id: eventId('unhandled-exception', this.settings.service, command.id, name, message),
+        broadcastType: 'UNHANDLED_EXCEPTION_RAISED',
+        session: command.subject,
+        text: broadcastText.exception(name, message),
+        data: { commandId: command.id, commandType: command.type },
+      })
+      .catch((broadcastError: unknown) =>
+        this.logger.warn(`UNHANDLED_EXCEPTION_RAISED not sent: ${String(broadcastError)}`),
+      );
   }
 
   /** Commands that are not valid get a `command.rejected` fact naming each field and why. */

@@ -3,7 +3,9 @@ import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import type { KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
+import { DashboardApiController } from './dashboard/dashboard-api.controller';
 import { DashboardController } from './dashboard/dashboard.controller';
+import { DashboardFeed } from './dashboard/dashboard-feed';
 import { EventsController } from './http/events.controller';
 import { ProcessesController } from './http/processes.controller';
 import { StateMetrics } from './kafka/state-metrics';
@@ -17,14 +19,19 @@ export class StateModule {
     return {
       module: StateModule,
       imports: [ServiceKitModule.forRoot(settings)],
-      controllers: [ProcessesController, EventsController, DashboardController],
-      providers: [StateView, StateMetrics, StateCoordinator],
+      controllers: [
+        ProcessesController,
+        EventsController,
+        DashboardController,
+        DashboardApiController,
+      ],
+      providers: [StateView, StateMetrics, StateCoordinator, DashboardFeed],
     };
   }
 
   /**
-   * State reads commands, the boot-worker's facts and the watcher's terminations, all keyed by
-   * session, with exactly-once transactions of its own (see README.md).
+   * State reads commands, the boot-worker's facts, the watcher's terminations and the dead
+   * letters (of commands given up on), all keyed by session, with exactly-once transactions of its own (see README.md).
    */
   static consumer(settings: KpmSettings): ServiceConsumer {
     const prefix = settings.kafka.topicPrefix;
@@ -33,6 +40,8 @@ export class StateModule {
       topicName('commands', prefix),
       topicName('process-events', prefix),
       topicName('terminations', prefix),
+      // Valid commands the boot-worker gave up on, to complete them as failed.
+      topicName('dead-letters', prefix),
     ];
     return {
       groupId,

@@ -190,7 +190,7 @@ describe('TerminationTracker', () => {
     ]);
   });
 
-  it('reports a known pod missing from a re-list as PodVanished, once', () => {
+  it('reports a known pod missing from a re-list as -1 PodDeleted by reconcile, once', () => {
     const t = tracker();
     t.observe('ADDED', pod({ uid: 'a', running: true }), 'watch');
     t.observe('ADDED', pod({ uid: 'b', running: true }), 'watch');
@@ -198,12 +198,93 @@ describe('TerminationTracker', () => {
     expect(rest).toEqual([]);
     expect(vanished).toMatchObject({
       identity: { podUid: 'a' },
-      verdict: { exitCode: -1, reason: 'PodVanished', phase: 'Running' },
+      verdict: { exitCode: -1, reason: 'PodDeleted', phase: 'Running' },
       detectedBy: 'reconcile',
     });
     expect(publishes(t.resync([pod({ uid: 'b', running: true })]))).toEqual([]);
     expect(t.published(['a'])).toEqual([]);
     expect(t.counts()).toEqual({ watching: 1, publishing: 0, recorded: 0 });
+  });
+
+  it('ends a pod failing to pull its image only after imagePullGraceSeconds, at the next sight', () => {
+    let clock = NOW;
+    const t = new TerminationTracker(
+      labels,
+      new Set(DEFAULT_FATAL_WAITING_REASONS),
+      () => clock,
+      60,
+    );
+    const pulling = (reason: string): V1Pod => {
+      const p = pod({ uid: 'pull', phase: 'Pending' });
+      p.status!.startTime = new Date(NOW.getTime() - 10_000);
+      p.status!.containerStatuses![0].state = { waiting: { reason } };
+      return p;
+    };
+    expect(t.observe('MODIFIED', pulling('ErrImagePull'), 'watch')).toEqual([]);
+    clock = new Date(NOW.getTime() + 49_000);
+    expect(t.observe('MODIFIED', pulling('ImagePullBackOff'), 'watch')).toEqual([]);
+    clock = new Date(NOW.getTime() + 50_000);
+    expect(publishes(t.resync([pulling('ImagePullBackOff')]))).toMatchObject([
+      { verdict: { exitCode: -1, reason: 'ImagePullBackOff' }, detectedBy: 'reconcile' },
+    ]);
+    const invalid = pod({ uid: 'bad-name', phase: 'Pending' });
+    invalid.status!.containerStatuses![0].state = { waiting: { reason: 'InvalidImageName' } };
+    expect(publishes(t.observe('ADDED', invalid, 'watch'))).toMatchObject([
+      { verdict: { reason: 'InvalidImageName' } },
+    ]);
+  });
+
+  describe('expected pods (the process table shows them RUNNING)', () => {
+    const expected = (uid: string) => ({
+      podUid: uid,
+      namespace: 'run-7',
+      podName: `p-${uid}`,
+      uuid: `uuid-${uid}`,
+      session: 'run-7',
+      name: 'readout',
+      user: 'daq',
+    });
+
+    it('reports one missing from the first list as -1 PodDeleted by reconcile, once', () => {
+      const t = tracker();
+      t.expect([expected('gone'), expected('here')]);
+      const actions = t.resync([pod({ uid: 'here', running: true })]);
+      expect(publishes(actions)).toEqual([
+        {
+          identity: expected('gone'),
+          verdict: { terminal: true, exitCode: -1, reason: 'PodDeleted', phase: 'Unknown' },
+          detectedBy: 'reconcile',
+          observedAt: NOW.toISOString(),
+        },
+      ]);
+      expect(t.published(['gone'])).toEqual([]);
+      expect(publishes(t.resync([pod({ uid: 'here', running: true })]))).toEqual([]);
+      expect(t.counts()).toEqual({ watching: 1, publishing: 0, recorded: 0 });
+    });
+
+    it('publishes one listed as ended without the finalizer (the table never heard of its end)', () => {
+      const t = tracker();
+      t.expect([expected('ended')]);
+      const listed = pod({ uid: 'ended', exitCode: 0, finalizers: [] });
+      expect(publishes(t.resync([listed]))).toMatchObject([
+        { identity: { podUid: 'ended' }, verdict: { exitCode: 0 }, detectedBy: 'reconcile' },
+      ]);
+    });
+
+    it('still skips an ended pod without the finalizer that the table does not show', () => {
+      const t = tracker();
+      t.expect([expected('other')]);
+      const listed = pod({ uid: 'old', exitCode: 0, finalizers: [] });
+      expect(publishes(t.resync([listed, pod({ uid: 'other', running: true })]))).toEqual([]);
+    });
+
+    it('leaves pods it already knows as they are', () => {
+      const t = tracker();
+      t.observe('ADDED', pod({ uid: 'a', running: true }), 'watch');
+      t.expect([{ ...expected('a'), name: 'from-table' }]);
+      const [vanished] = publishes(t.resync([]));
+      expect(vanished).toMatchObject({ identity: { podUid: 'a', name: 'readout' } });
+    });
   });
 
   it('forgets recorded pods missing from a re-list and keeps in-flight ones without re-publishing', () => {
@@ -237,7 +318,7 @@ describe('TerminationTracker', () => {
     t.observe('ADDED', pod({ uid: 'c', running: true }), 'watch');
     expect(
       publishes(t.resync([pod({ uid: 'a', exitCode: 3 }), pod({ uid: 'b', exitCode: 0 })])),
-    ).toMatchObject([{ identity: { podUid: 'c' }, verdict: { reason: 'PodVanished' } }]);
+    ).toMatchObject([{ identity: { podUid: 'c' }, verdict: { reason: 'PodDeleted' } }]);
   });
 
   it('ignores acks for unknown or already recorded uids', () => {

@@ -6,16 +6,21 @@
  * - The first terminal verdict is kept: Kubernetes may later rewrite a deleted pod's statuses
  *   (137 ContainerStatusUnknown), and the publication may be retried in between.
  * - The finalizer is released only after the termination is on Kafka, on any event type.
- * - A re-list (start, 410, periodic reconcile) reports pods it knew that are gone as PodVanished.
+ * - A re-list (start, 410, periodic reconcile) reports pods it knew that are gone as −1
+ *   PodDeleted, detected by reconcile (drunc's word for a deleted pod).
  * - A pod first seen already ended and without the finalizer was recorded before (by an earlier
  *   watcher: the finalizer goes only after publication), so a restart does not re-publish every
  *   ended pod still lying around. One still holding it is published (again: same id).
+ * - A fresh term starts from the pods the process table still shows RUNNING (`expect`), like
+ *   virtual-kubelet's sweep of dangling pods: one the first list lacks ended while no watcher ran
+ *   (its finalizer removed by someone else) and is reported PodDeleted; one listed ended without
+ *   the finalizer is published too (the table never heard of its end; same id, so no duplicate).
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DetectionSource } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 import { podIdentity, type PodIdentity, type Termination } from './termination';
-import { terminalVerdict, type PodEventType } from './rules/termination-rules';
+import { POD_DELETED, terminalVerdict, type PodEventType } from './rules/termination-rules';
 
 export type TrackerAction =
   { kind: 'publish'; termination: Termination } | { kind: 'release'; pod: V1Pod };
@@ -32,6 +37,19 @@ interface Entry {
   /** Deleted, or missing from a re-list: nothing to release any more. */
   gone: boolean;
   releasing: boolean;
+  /** Known only from the process table so far: not yet seen in the cluster. */
+  unseen?: boolean;
+}
+
+/** A pod the process table shows RUNNING: what the watcher must find in its first list. */
+export interface ExpectedPod {
+  podUid: string;
+  namespace: string;
+  podName: string;
+  uuid: string;
+  session: string;
+  name: string;
+  user: string;
 }
 
 export interface TrackerCounts {
@@ -47,6 +65,8 @@ export class TerminationTracker {
     private readonly labels: KpmLabels,
     private readonly fatalWaitingReasons: ReadonlySet<string>,
     private readonly now: () => Date = () => new Date(),
+    /** Transient image-pull failures end a pod only after this long (0: at once). */
+    private readonly imagePullGraceSeconds = 0,
   ) {}
 
   /** One pod as the watch stream (or a re-list) delivered it. */
@@ -55,6 +75,8 @@ export class TerminationTracker {
     if (!uid || !this.labels.isOurs(pod.metadata?.labels)) return [];
     let entry = this.entries.get(uid);
     const firstSight = !entry;
+    const expected = entry?.unseen === true;
+    if (entry) entry.unseen = false;
     if (!entry) {
       entry = {
         identity: podIdentity(pod, this.labels),
@@ -77,9 +99,12 @@ export class TerminationTracker {
     }
     if (entry.stage === 'publishing') return [];
 
-    const verdict = terminalVerdict(pod, type, this.fatalWaitingReasons);
+    const verdict = terminalVerdict(pod, type, this.fatalWaitingReasons, {
+      graceSeconds: this.imagePullGraceSeconds,
+      now: this.now(),
+    });
     if (!verdict.terminal) return [];
-    if (firstSight && type !== 'DELETED' && !this.holdsFinalizer(pod)) {
+    if (firstSight && !expected && type !== 'DELETED' && !this.holdsFinalizer(pod)) {
       entry.stage = 'recorded';
       return [];
     }
@@ -91,6 +116,25 @@ export class TerminationTracker {
       observedAt: this.now().toISOString(),
     };
     return [{ kind: 'publish', termination: entry.termination }];
+  }
+
+  /**
+   * Pods the process table shows RUNNING, before a fresh term's first list: those the list lacks
+   * are reported as deleted. Pods already known are left as they are.
+   */
+  expect(pods: readonly ExpectedPod[]): void {
+    for (const expected of pods) {
+      if (!expected.podUid || this.entries.has(expected.podUid)) continue;
+      const { podUid: uid, namespace, podName: name } = expected;
+      this.entries.set(uid, {
+        identity: { ...expected },
+        pod: { metadata: { uid, namespace, name }, status: { phase: 'Unknown' } },
+        stage: 'watching',
+        gone: false,
+        releasing: false,
+        unseen: true,
+      });
+    }
   }
 
   /**
@@ -116,7 +160,7 @@ export class TerminationTracker {
         verdict: {
           terminal: true,
           exitCode: -1,
-          reason: 'PodVanished',
+          reason: POD_DELETED,
           phase: entry.pod.status?.phase ?? 'Unknown',
         },
         detectedBy: 'reconcile',

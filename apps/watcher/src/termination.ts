@@ -8,6 +8,7 @@ import {
   buildEvent,
   encodeEvent,
   terminationEventId,
+  TRACEPARENT,
   TerminationType,
   type DetectionSource,
   type ProcessTerminated,
@@ -25,6 +26,8 @@ export interface PodIdentity {
   session: string;
   name: string;
   user: string;
+  /** The trace of the command that created the pod (its annotation), carried to the record. */
+  traceparent?: string;
 }
 
 export interface Termination {
@@ -49,7 +52,12 @@ export function podIdentity(pod: V1Pod, labels: KpmLabels): PodIdentity {
     session: podLabels[labels.session] || namespace,
     name: podLabels[labels.app] || podName,
     user: podLabels[labels.user] || 'unknown',
+    ...traceOf(meta.annotations?.[labels.traceAnnotation]),
   };
+}
+
+function traceOf(traceparent: string | undefined): { traceparent?: string } {
+  return traceparent && TRACEPARENT.test(traceparent) ? { traceparent } : {};
 }
 
 /** The event data of docs/design.md §5.2 `daq.kpm.process.terminated.v1`. */
@@ -84,6 +92,7 @@ export function terminationRecord(termination: Termination, source: string): Out
     source,
     subject: termination.identity.session,
     time: termination.observedAt,
+    traceparent: termination.identity.traceparent,
     data: terminatedData(termination),
   });
   return encodeEvent(event);

@@ -8,7 +8,7 @@ import {
 import { Registry } from 'prom-client';
 import { topicName } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
-import { EventProducer } from '@kpm/kafka';
+import { EventProducer, type KafkaClient } from '@kpm/kafka';
 import {
   createKubeApis,
   KpmLabels,
@@ -17,7 +17,8 @@ import {
   PodWatchStream,
   type KubeApis,
 } from '@kpm/kube';
-import { Readiness } from '@kpm/service-kit';
+import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
+import { readRunningPods } from './process-table-sweep';
 import { terminationRecord } from './termination';
 import { TerminationTracker } from './termination-tracker';
 import { TerminationWatch } from './termination-watch';
@@ -44,6 +45,7 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(EventProducer) private readonly producer: EventProducer,
     @Inject(Readiness) private readonly readiness: Readiness,
     @Inject(Registry) registry: Registry,
+    @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
   ) {
     this.metrics = new WatcherMetrics(registry);
   }
@@ -93,9 +95,8 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     continued: boolean,
   ): Promise<void> {
     const { watcher, kafka, service, instance } = this.settings;
-    if (!continued || !this.tracker) {
-      this.tracker = new TerminationTracker(labels, new Set(watcher.fatalWaitingReasons));
-    }
+    this.readiness.set(WATCH_PART, false, 'leading; listing pods');
+    const tracker = await this.memoryOfTerm(labels, term, continued);
     const backoff = {
       initialMs: watcher.retryInitialMs,
       maxMs: watcher.watcherRetrySleepSeconds * 1000,
@@ -112,11 +113,10 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     });
     const topic = topicName('terminations', kafka.topicPrefix);
     const source = `/kpm/${service}/${instance}`;
-    this.readiness.set(WATCH_PART, false, 'leading; listing pods');
     this.metrics.leader.set(1);
     try {
       await new TerminationWatch({
-        tracker: this.tracker,
+        tracker,
         stream,
         publish: (batch) =>
           this.producer.send(
@@ -134,6 +134,48 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
     } finally {
       this.metrics.leader.set(0);
       this.readiness.set(WATCH_PART, !this.stopper.signal.aborted, 'not leading');
+    }
+  }
+
+  /**
+   * What the term knows of the pods: kept when this replica led just before, else fresh and
+   * seeded from the process table.
+   */
+  private async memoryOfTerm(
+    labels: KpmLabels,
+    term: AbortSignal,
+    continued: boolean,
+  ): Promise<TerminationTracker> {
+    if (continued && this.tracker) return this.tracker;
+    const { watcher } = this.settings;
+    this.tracker = new TerminationTracker(
+      labels,
+      new Set(watcher.fatalWaitingReasons),
+      () => new Date(),
+      watcher.imagePullGraceSeconds,
+    );
+    await this.sweepProcessTable(this.tracker, term);
+    return this.tracker;
+  }
+
+  /**
+   * The pods the process table shows RUNNING become expected in the first list. Without the table
+   * (broker unreachable) the term goes on as before: only pods it lists can be followed.
+   */
+  private async sweepProcessTable(tracker: TerminationTracker, term: AbortSignal): Promise<void> {
+    const { kafka, watcher, instance } = this.settings;
+    try {
+      const running = await readRunningPods(this.kafka, {
+        topicPrefix: kafka.topicPrefix,
+        partitions: kafka.partitions,
+        label: `kpm-watcher-${instance}-sweep`,
+        timeoutMs: watcher.tableSweepTimeoutSeconds * 1000,
+        signal: term,
+      });
+      tracker.expect(running);
+      this.logger.log(`process table shows ${running.length} pods RUNNING`);
+    } catch (error) {
+      if (!term.aborted) this.logger.warn(`process table not read: ${String(error)}`);
     }
   }
 }

@@ -131,6 +131,20 @@ describe('ProcessManagerClient', () => {
     expect(bus.subscriptionCount).toBe(1);
   });
 
+  it('pages through ps by itself, following each nextCursor', async () => {
+    const cursors = ['session-a/ru-01/' + RUNNING.uuid, 'session-a/ru-02/' + RUNNING.uuid];
+    stateStandIn(bus, (command) => {
+      const cursor = (command.data as { cursor?: string }).cursor;
+      const page = cursor === undefined ? 0 : cursors.indexOf(cursor) + 1;
+      return { processes: [RUNNING], ...(page < 2 ? { nextCursor: cursors[page] } : {}) };
+    });
+    await expect(client.ps({ session: 'session-a' })).resolves.toEqual([RUNNING, RUNNING, RUNNING]);
+    expect(published(bus).map(({ event }) => (event.data as { cursor?: string }).cursor)).toEqual([
+      undefined,
+      ...cursors,
+    ]);
+  });
+
   it("ignores other commands' completions and waits for its own", async () => {
     const other = EXAMPLE_EVENTS[CommandType.ps];
     stateStandIn(bus, (command) => {

@@ -90,13 +90,23 @@ export class ProcessManagerClient {
     return this.send(CommandType.flush, { query }, options, await this.sessionOf(query));
   }
 
-  /** The processes the query selects (all of them for an empty query), from the state service. */
+  /**
+   * The processes the query selects (all of them for an empty query), from the state service.
+   * The state answers in pages (docs/design.md §6.6); this follows every page's `nextCursor`.
+   */
   async ps(
     query: Query = {},
     options: Omit<CommandOptions, 'wait'> = {},
   ): Promise<ProcessInstance[]> {
-    const result = await this.send(CommandType.ps, { query }, { ...options, wait: true });
-    return result.completion?.processes ?? [];
+    const processes: ProcessInstance[] = [];
+    let cursor: string | undefined;
+    do {
+      const data = cursor === undefined ? { query } : { query, cursor };
+      const result = await this.send(CommandType.ps, data, { ...options, wait: true });
+      processes.push(...(result.completion?.processes ?? []));
+      cursor = result.completion?.nextCursor;
+    } while (cursor !== undefined);
+    return processes;
   }
 
   /** The last `tailLines` (default 100) lines of the one process the query selects. */

@@ -69,4 +69,41 @@ describe('boot-worker settings', () => {
       /homePathBase/,
     );
   });
+
+  it('keeps pods safe by default: host path prefixes, no capabilities, no caps on resources', () => {
+    const { podManagement } = loadSettings('boot-worker', {});
+    expect(podManagement).toMatchObject({
+      hostPathPrefixes: ['/log', '/var/log/daq', '/data', '/home'],
+      allowedCapabilities: [],
+    });
+    expect(podManagement.maxCpu).toBeUndefined();
+    expect(podManagement.maxProcessesPerBoot).toBeUndefined();
+  });
+
+  it.each([
+    ['KPM_HOST_PATH_PREFIXES', '/srv/daq, /scratch', 'hostPathPrefixes', ['/srv/daq', '/scratch']],
+    [
+      'KPM_ALLOWED_CAPABILITIES',
+      'NET_ADMIN,SYS_NICE',
+      'allowedCapabilities',
+      ['NET_ADMIN', 'SYS_NICE'],
+    ],
+    ['KPM_MAX_CPU', '8', 'maxCpu', '8'],
+    ['KPM_MAX_MEMORY', '32Gi', 'maxMemory', '32Gi'],
+    ['KPM_MAX_PROCESSES_PER_BOOT', '200', 'maxProcessesPerBoot', 200],
+  ])('reads %s', (variable, raw, field, value) => {
+    const { podManagement } = loadSettings('boot-worker', { [variable]: raw });
+    expect(podManagement[field as keyof typeof podManagement]).toEqual(value);
+  });
+
+  it.each([
+    ['KPM_HOST_PATH_PREFIXES', '/', /hostPathPrefixes/],
+    ['KPM_HOST_PATH_PREFIXES', 'data', /hostPathPrefixes/],
+    ['KPM_HOST_PATH_PREFIXES', '/data/../etc', /hostPathPrefixes/],
+    ['KPM_ALLOWED_CAPABILITIES', 'all', /allowedCapabilities/],
+    ['KPM_MAX_CPU', 'lots', /maxCpu/],
+    ['KPM_MAX_PROCESSES_PER_BOOT', '0', /maxProcessesPerBoot/],
+  ])('refuses %s=%s', (variable, raw, why) => {
+    expect(() => loadSettings('boot-worker', { [variable]: raw })).toThrow(why);
+  });
 });

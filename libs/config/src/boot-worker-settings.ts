@@ -16,7 +16,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
-import { DNS_LABEL } from '@kpm/contracts/validation/rules';
+import { DNS_LABEL, QUANTITY } from '@kpm/contracts/validation/rules';
 
 /** Absolute, and no `..` segment that could climb out of the directory (path traversal). */
 export const ABSOLUTE_PATH = /^\/(?!(.*\/)?\.\.(\/|$))/;
@@ -130,11 +130,72 @@ export class PodManagementConfig {
   })
   connectionServerName = 'local-connection-server';
 
+  /**
+   * drunc's checking.socket_retry_timeout: the wait between tries to reach the connection server's
+   * socket — the period of its TCP readiness probe.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(60)
+  socketRetryTimeoutSeconds = 1;
+
+  /** drunc's connection_server_port: the local connection server's port (its NodePort's target). */
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  connectionServerPort = 5000;
+
+  /**
+   * drunc's connection_server_node_port: when set, the connection server is reachable from outside
+   * the cluster through a NodePort Service on this port; a boot is refused while another Service
+   * holds it (drunc's pre-boot collision check).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(30000)
+  @Max(32767)
+  connectionServerNodePort?: number;
+
   /** Upper bound of one logs answer, so it always fits one Kafka record. */
   @IsInt()
   @Min(1024)
   @Max(4 * 1024 * 1024)
   logsMaxBytes = 256 * 1024;
+
+  /**
+   * Host directories a process may mount (`logsPath`, `restriction.dataMount`), with everything
+   * below them: drunc's log, data and home bases. `/`, `/etc`, `/proc`, `/sys`, `/root`,
+   * `/var/run` and the like are refused even under a prefix (docs/design.md §6.3).
+   */
+  @IsArray()
+  @Matches(/^\/[^/]/, { each: true, message: 'hostPathPrefixes must be absolute paths below /' })
+  @Matches(ABSOLUTE_PATH, { each: true, message: ABSOLUTE_PATH_MESSAGE })
+  hostPathPrefixes: string[] = ['/log', '/var/log/daq', '/data', '/home'];
+
+  /** Linux capabilities a container keeps after dropping ALL (e.g. `NET_ADMIN`); none by default. */
+  @IsArray()
+  @Matches(/^[A-Z][A-Z_]*$/, {
+    each: true,
+    message: 'allowedCapabilities must be capability names such as NET_ADMIN',
+  })
+  allowedCapabilities: string[] = [];
+
+  /** The most cpu a process may request or limit (a Kubernetes quantity); no cap by default. */
+  @IsOptional()
+  @Matches(QUANTITY, { message: 'maxCpu must be a Kubernetes quantity such as "4" or "500m"' })
+  maxCpu?: string;
+
+  /** The most memory a process may request or limit (a Kubernetes quantity); no cap by default. */
+  @IsOptional()
+  @Matches(QUANTITY, { message: 'maxMemory must be a Kubernetes quantity such as "16Gi"' })
+  maxMemory?: string;
+
+  /** The most processes one boot may carry; the contract's 5000 by default. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  maxProcessesPerBoot?: number;
 }
 
 /** How the boot-worker carries out commands (docs/design.md §9.2). */
@@ -170,4 +231,17 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_RESTART_CLEANUP_SECONDS', 'podManagement.restartCleanupSeconds', Number],
   ['KPM_HOME_PATH_BASE', 'homePathBase', String],
   ['KPM_COMMANDS_MAX_IN_FLIGHT', 'commands.maxInFlight', Number],
+  ['KPM_HOST_PATH_PREFIXES', 'podManagement.hostPathPrefixes', commaList],
+  ['KPM_ALLOWED_CAPABILITIES', 'podManagement.allowedCapabilities', commaList],
+  ['KPM_MAX_CPU', 'podManagement.maxCpu', String],
+  ['KPM_MAX_MEMORY', 'podManagement.maxMemory', String],
+  ['KPM_MAX_PROCESSES_PER_BOOT', 'podManagement.maxProcessesPerBoot', Number],
+  ['KPM_CONNECTION_SERVER_NODE_PORT', 'podManagement.connectionServerNodePort', Number],
 ];
+
+function commaList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

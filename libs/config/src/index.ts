@@ -3,3 +3,4 @@ export * from './load-settings';
 export * from './boot-worker-settings';
 export * from './watcher-settings';
 export * from './state-settings';
+export * from './drunc-settings';

@@ -33,6 +33,32 @@ describe('loadSettings', () => {
     );
   });
 
+  it.each([
+    [{}, 3, 2],
+    [{ KPM_TOPIC_REPLICATION_FACTOR: '1', KPM_TOPIC_MIN_INSYNC_REPLICAS: '1' }, 1, 1],
+    [{ KPM_TOPIC_REPLICATION_FACTOR: '5', KPM_TOPIC_MIN_INSYNC_REPLICAS: '3' }, 5, 3],
+  ])('topic replication from %j: factor %d, min.insync.replicas %d', (env, factor, minIsr) => {
+    const { kafka } = loadSettings('state', env);
+    expect([kafka.replicationFactor, kafka.minInsyncReplicas]).toEqual([factor, minIsr]);
+  });
+
+  it.each([
+    [
+      { KPM_TOPIC_REPLICATION_FACTOR: '0' },
+      /kafka\.replicationFactor: replicationFactor must not be less than 1/,
+    ],
+    [
+      { KPM_TOPIC_MIN_INSYNC_REPLICAS: '0' },
+      /kafka\.minInsyncReplicas: minInsyncReplicas must not be less than 1/,
+    ],
+    [
+      { KPM_TOPIC_REPLICATION_FACTOR: '1' },
+      /kafka\.minInsyncReplicas: minInsyncReplicas must not exceed replicationFactor/,
+    ],
+  ])('refuses topic replication %j', (env, message) => {
+    expect(() => loadSettings('state', env)).toThrow(message);
+  });
+
   it('rejects unknown settings in the file instead of ignoring a typo', () => {
     const file = yamlFile('kafka:\n  partitons: 3\n');
     expect(() => loadSettings('state', { KPM_CONFIG: file })).toThrow(InvalidSettingsError);

@@ -4,6 +4,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { BOOT_WORKER_ENV } from './boot-worker-settings';
+import { fromDruncConfiguration, isDruncConfiguration } from './drunc-settings';
 import { isPlainObject } from './plain-object';
 import { renameOldKeys, renameOldVariables } from './setting-aliases';
 import { KpmSettings } from './settings';
@@ -33,11 +34,14 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ],
   ['KPM_TOPIC_PREFIX', 'kafka.topicPrefix', String],
   ['KPM_TOPIC_PARTITIONS', 'kafka.partitions', Number],
+  ['KPM_TOPIC_REPLICATION_FACTOR', 'kafka.replicationFactor', Number],
+  ['KPM_TOPIC_MIN_INSYNC_REPLICAS', 'kafka.minInsyncReplicas', Number],
   ['KPM_MAX_RECORD_BYTES', 'kafka.maxRecordBytes', Number],
   ['KPM_LABEL_DOMAIN', 'labels.domain', String],
   ['KPM_HTTP_PORT', 'http.port', Number],
   ['KPM_HTTP_HOST', 'http.host', String],
   ['KPM_INSTANCE', 'instance', String],
+  ['KPM_LOG_FORMAT', 'logFormat', String],
   ...BOOT_WORKER_ENV,
   ...WATCHER_ENV,
   ...STATE_ENV,
@@ -47,7 +51,8 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
 /**
  * Settings from defaults (drunc's), then the YAML file named by KPM_CONFIG, then KPM_* variables.
  * `service` names the caller; `defaults` lets each service set its own port. Old names of
- * renamed settings are read as their new names (setting-aliases.ts).
+ * renamed settings are read as their new names (setting-aliases.ts); a file holding drunc's
+ * process-manager configuration is read as drunc's settings (drunc-settings.ts).
  */
 export function loadSettings(
   service: string,
@@ -59,11 +64,7 @@ export function loadSettings(
     defaults,
   );
   const { env, problems } = renameOldVariables(givenEnv, envNameOf);
-  if (env.KPM_CONFIG) {
-    const file = readYaml(env.KPM_CONFIG);
-    problems.push(...renameOldKeys(file, `KPM_CONFIG (${env.KPM_CONFIG})`));
-    deepMerge(merged, file);
-  }
+  if (env.KPM_CONFIG) problems.push(...mergeFile(merged, env.KPM_CONFIG));
   if (problems.length > 0) throw new InvalidSettingsError(problems);
   for (const [name, path, convert] of ENV_OVERRIDES) {
     const raw = env[name];
@@ -73,6 +74,22 @@ export function loadSettings(
   const errors = validateSync(settings, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new InvalidSettingsError(flatten(errors));
   return settings;
+}
+
+/** The KPM_CONFIG file over `merged`: kpm's own, or drunc's process-manager configuration. */
+function mergeFile(merged: Record<string, unknown>, path: string): string[] {
+  const file = readYaml(path);
+  const origin = `KPM_CONFIG (${path})`;
+  if (!isDruncConfiguration(file)) {
+    const problems = renameOldKeys(file, origin);
+    deepMerge(merged, file);
+    return problems;
+  }
+  const { fromDrunc, own, problems } = fromDruncConfiguration(file, origin);
+  problems.push(...renameOldKeys(own, origin));
+  deepMerge(merged, fromDrunc);
+  deepMerge(merged, own);
+  return problems;
 }
 
 function envNameOf(path: string): string | undefined {

@@ -3,12 +3,14 @@ import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
   IsArray,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
   Matches,
   Max,
   Min,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { DNS_SUBDOMAIN } from '@kpm/contracts/validation/rules';
@@ -38,6 +40,32 @@ export class KafkaConfig {
   @Min(1)
   @Max(1000)
   partitions = 6;
+
+  /**
+   * Replicas of every topic kpm creates (KPM_TOPIC_REPLICATION_FACTOR): 3 in production, so one
+   * broker may fail without losing an acknowledged record; the local one-broker stack sets 1.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(32)
+  replicationFactor = 3;
+
+  /**
+   * `min.insync.replicas` of kpm's topics (KPM_TOPIC_MIN_INSYNC_REPLICAS): with acks=all a write
+   * is acknowledged once this many replicas hold it; 2 of 3 survives one broker down.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(32)
+  @ValidateBy({
+    name: 'atMostReplicationFactor',
+    validator: {
+      validate: (value, args) => Number(value) <= (args?.object as KafkaConfig).replicationFactor,
+      defaultMessage: () =>
+        'minInsyncReplicas must not exceed replicationFactor (no write could be acknowledged)',
+    },
+  })
+  minInsyncReplicas = 2;
 
   @IsInt()
   @Min(1024)
@@ -70,6 +98,10 @@ export class KpmSettings {
   /** Names this replica in broadcasts and Kafka client ids. */
   @IsString()
   instance = 'local';
+
+  /** `json`: one JSON object per log line, with the command id and session as fields. */
+  @IsIn(['text', 'json'], { message: 'logFormat must be "text" or "json"' })
+  logFormat: 'text' | 'json' = 'text';
 
   @ValidateNested()
   @Type(() => KafkaConfig)

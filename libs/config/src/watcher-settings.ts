@@ -31,6 +31,16 @@ export class WatcherConfig {
   @IsString({ each: true })
   fatalWaitingReasons: string[] = [...DEFAULT_FATAL_WAITING_REASONS];
 
+  /**
+   * ErrImagePull / ImagePullBackOff end a process only once its pod started this long ago (a
+   * registry's rate limit or a network blip may pass); 0 ends it at once. InvalidImageName and
+   * the other fatal reasons end it at once regardless. Seen at the next pod event or re-list.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  imagePullGraceSeconds = 0;
+
   /** drunc's watcher_retry_sleep: the longest wait (seconds) between retries after an error. */
   @IsInt()
   @Min(1)
@@ -78,6 +88,15 @@ export class WatcherConfig {
   @Min(0)
   @Max(86_400)
   reconcilePeriodSeconds = 300;
+
+  /**
+   * A fresh leader first reads the process table (`kpm.processes`) for the pods it shows RUNNING,
+   * so a pod deleted while no watcher ran is still reported; the read gives up after this long.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  tableSweepTimeoutSeconds = 60;
 
   /** Pods per page of a list. */
   @IsInt()

@@ -8,6 +8,7 @@ import { CLOUDEVENT_HEADERS, CLOUDEVENTS_SPEC_VERSION, DATA_CONTENT_TYPE } from 
 import type { EventType } from './event-types';
 import { typeEntry, type EventDataMap, type KpmEvent } from './registry';
 import { TOPICS } from './topics';
+import { currentTraceparent } from './trace-context';
 
 export interface BuildEventInput<K extends EventType> {
   type: K;
@@ -19,12 +20,15 @@ export interface BuildEventInput<K extends EventType> {
   id: string;
   /** Defaults to now: `time` says when, it is never part of an id. */
   time?: string | Date;
+  /** Defaults to the trace of the work running now (trace-context.ts), if any. */
+  traceparent?: string;
 }
 
 /** A plain CloudEvent object ready for `encodeEvent` (or for JSON over HTTP/SSE). */
 export function buildEvent<K extends EventType>(input: BuildEventInput<K>): KpmEvent<K> {
   const time = input.time ?? new Date();
-  return {
+  const traceparent = input.traceparent ?? currentTraceparent();
+  const event = {
     specversion: CLOUDEVENTS_SPEC_VERSION,
     id: input.id,
     source: input.source,
@@ -32,8 +36,10 @@ export function buildEvent<K extends EventType>(input: BuildEventInput<K>): KpmE
     time: typeof time === 'string' ? time : time.toISOString(),
     ...(input.subject === undefined ? {} : { subject: input.subject }),
     datacontenttype: DATA_CONTENT_TYPE,
+    ...(traceparent === undefined ? {} : { traceparent }),
     data: input.data,
   };
+  return event as KpmEvent<K>;
 }
 
 /** A Kafka message (kafkajs `Message` shape) for a CloudEvent. */

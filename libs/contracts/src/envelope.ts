@@ -74,5 +74,7 @@ export interface CloudEvent<T = unknown, K extends string = string> {
   subject?: string;
   datacontenttype?: string;
   dataschema?: string;
+  /** CloudEvents' distributed-tracing extension (trace-context.ts), when the cause had one. */
+  traceparent?: string;
   data: T;
 }

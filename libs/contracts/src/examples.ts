@@ -286,6 +286,8 @@ export const EXAMPLE_EVENTS: { readonly [K in EventType]: KpmEvent<K> } = {
       consumerGroup: 'kpm-boot-worker',
       key: SESSION,
       valueBase64: Buffer.from('hello').toString('base64'),
+      valueBytes: 5,
+      valueSha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
       headers: {},
     },
   }),

@@ -4,6 +4,7 @@
  */
 import 'reflect-metadata';
 
+export * from './binary-mode';
 export * from './build';
 export * from './command-name';
 export * from './commands';
@@ -17,9 +18,23 @@ export * from './parse';
 export * from './registry';
 export * from './roles';
 export * from './topics';
-export { unsafeRegexReason, MAX_REGEX_LENGTH, MAX_REPETITIONS } from './validation/safe-regex';
+export * from './trace-context';
+export {
+  compileNamePattern,
+  namePatternError,
+  MAX_REGEX_LENGTH,
+  type NamePattern,
+} from './validation/name-pattern';
 export { unsafePathReason } from './validation/rules';
 export {
+  boundedText,
+  ENVELOPE_LIMITS,
+  MAX_FIELD_ERRORS,
+  MAX_ERROR_MESSAGE_LENGTH,
+} from './validation/bounded-text';
+export {
+  boundedFieldErrors,
+  MORE_ERRORS_PATH,
   validateData,
   toFieldErrors,
   type FieldError,

@@ -53,6 +53,24 @@ describe('parseRecord', () => {
       });
     });
 
+    it('an oversize record, before its JSON is parsed', () => {
+      const value = Buffer.concat([encodeEvent(boot).value, Buffer.from('not json at all')]);
+      expect(parseRecord(value, { maxBytes: 100 })).toEqual({
+        ok: false,
+        kind: 'not-a-cloudevent',
+        reason: `the record is ${value.length} bytes, at most 100 are accepted`,
+      });
+    });
+
+    it('an id too long to answer', () => {
+      expect(parseRecord(json({ ...boot, id: 'i'.repeat(257) }))).toEqual({
+        ok: false,
+        kind: 'not-a-cloudevent',
+        reason: expect.stringContaining('"id" is 257 characters, at most 256'),
+      });
+      expect(parseRecord(json({ ...boot, id: 'i'.repeat(256) })).ok).toBe(true);
+    });
+
     it('a tombstone', () => {
       expect(parseRecord(null)).toEqual({
         ok: false,
@@ -102,15 +120,6 @@ describe('parseRecord', () => {
       expect(parseRecord(encodeEvent(boot).value, { topic: 'test-1.kpm.commands' }).ok).toBe(true);
     });
 
-    it('refuses an oversize record at path (record), with its size', () => {
-      const value = encodeEvent(boot).value;
-      const result = invalid(parseRecord(value, { maxBytes: 100 }));
-      expect(result.errors).toEqual([
-        { path: '(record)', message: `is ${value.length} bytes, at most 100 are accepted` },
-      ]);
-      expect(result.envelope.id).toBe(boot.id);
-    });
-
     it('requires the subject (the session) and that it matches the data', () => {
       expect(invalid(parseRecord(json({ ...boot, subject: undefined }))).errors).toEqual([
         { path: 'subject', message: expect.stringContaining('is required') },
@@ -151,6 +160,74 @@ describe('parseRecord', () => {
       expect(invalid(parseRecord(json({ ...boot, data: [1] }))).errors).toEqual([
         { path: 'data', message: 'must be a JSON object' },
       ]);
+    });
+  });
+
+  describe('bounded work and bounded echoes (hostile input)', () => {
+    const MiB = 1024 * 1024;
+    const processes = (n: number) => Array.from({ length: n }, () => ({}));
+
+    it.each([
+      ['type', { type: 't'.repeat(4 * MiB) }, 'type'],
+      ['source', { source: 's'.repeat(4 * MiB) }, 'source'],
+      ['subject', { subject: 'x'.repeat(4 * MiB) }, 'subject'],
+    ])('an oversize %s is refused and echoed only as a bounded copy', (_, attrs, path) => {
+      const result = invalid(parseRecord(json({ ...boot, ...attrs })));
+      expect(result.errors.map((e) => e.path)).toContain(path);
+      expect(JSON.stringify(result).length).toBeLessThan(16 * 1024);
+      expect(result.envelope.id).toBe(boot.id);
+    });
+
+    it('echoes attributes without control characters', () => {
+      const result = invalid(parseRecord(json({ ...boot, type: 'evil\u001b[2J\n' })));
+      expect(result.envelope.type).toBe('evil?[2J?');
+    });
+
+    it.each([
+      ['1 MiB of empty processes', { processes: processes(MiB / 3) }, 'processes'],
+      ['5001 processes', { processes: processes(5001) }, 'processes'],
+    ])('refuses %s before validating any item', (_, data, path) => {
+      const started = performance.now();
+      const result = invalid(parseRecord(json({ ...boot, data: { ...boot.data, ...data } })));
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(result.errors).toEqual([{ path, message: 'must list at most 5000 processes' }]);
+    });
+
+    it('lists at most 100 field errors and counts the rest', () => {
+      const result = invalid(
+        parseRecord(json({ ...boot, data: { ...boot.data, processes: processes(5000) } })),
+      );
+      expect(result.errors).toHaveLength(101);
+      expect(result.errors[100]).toEqual({
+        path: '(more)',
+        message: expect.stringMatching(/^\d+ more errors not listed$/),
+      });
+      expect(Number(result.errors[100].message.split(' ')[0])).toBeGreaterThan(5000);
+    });
+
+    it('bounds every message quoting a value', () => {
+      const env = { ['1' + 'K'.repeat(MiB)]: 'v' };
+      const spec = { ...boot.data.processes[0], env };
+      const result = invalid(
+        parseRecord(json({ ...boot, data: { ...boot.data, processes: [spec] } })),
+      );
+      expect(result.errors).toEqual([
+        { path: 'processes[0].env', message: expect.stringContaining('characters)') },
+      ]);
+      expect(result.errors[0].message.length).toBeLessThanOrEqual(1024);
+    });
+
+    it.each([
+      ['the subject', 'session-a', true],
+      ['another session', 'session-b', false],
+      ['no key', null, false],
+    ])('on a keyed topic, a key equal to %s is %s', (_, key, ok) => {
+      const result = parseRecord(encodeEvent(boot).value, { key });
+      if (ok) expect(result.ok).toBe(true);
+      else
+        expect(invalid(result).errors).toEqual([
+          { path: 'key', message: expect.stringContaining('must equal the subject "session-a"') },
+        ]);
     });
   });
 });

@@ -6,6 +6,11 @@
  *   Nobody can answer it (there is no id to answer to): the consumer dead-letters it.
  * - `invalid`: a CloudEvent with a known id whose type, attributes or data are wrong. The
  *   consumer answers it (`command.rejected` for commands), naming every field and reason.
+ *
+ * The work is bounded by kpm's limits, not by the input (docs/design.md §6.7): the size is
+ * checked before the JSON is parsed, an `id` too long to answer makes the record unusable, the
+ * other attributes are echoed only as bounded, sanitised copies, and at most 100 field errors
+ * are listed.
  */
 import {
   CLOUDEVENTS_SPEC_VERSION,
@@ -13,11 +18,22 @@ import {
   EXTENSION_ATTRIBUTE,
   REQUIRED_ATTRIBUTES,
 } from './envelope';
+import { BINARY_ATTRIBUTE_PREFIX, binaryModeEvent, isBinaryMode } from './binary-mode';
 import { isEventType, typeEntry, typesOfTopic, type KpmEvent, type TypeEntry } from './registry';
 import { MAX_RECORD_BYTES, TOPIC_IDS } from './topics';
-import { validateData, type FieldError, type Validated } from './validation/validate';
+import { boundedText, ENVELOPE_LIMITS } from './validation/bounded-text';
+import {
+  boundedFieldErrors,
+  validateData,
+  type FieldError,
+  type Validated,
+} from './validation/validate';
 
-/** What is known of an invalid event's envelope, to address the answer to it. */
+/**
+ * What is known of an invalid event's envelope, to address the answer to it: the id as sent
+ * (at most 256 characters, else the record is not usable), the rest as bounded, sanitised
+ * copies, safe to echo in a rejection, a broadcast or a log line.
+ */
 export interface EnvelopeSummary {
   id: string;
   type: string;
@@ -35,8 +51,15 @@ export interface ParseOptions {
   expectedTypes?: readonly string[];
   /** The topic the record came from (`kpm.commands`); its types are expected if `expectedTypes` is absent. */
   topic?: string;
-  /** Larger records are `invalid` at path `(record)`; default {@link MAX_RECORD_BYTES}. */
+  /** Larger records are not used (dead-lettered), unparsed; default {@link MAX_RECORD_BYTES}. */
   maxBytes?: number;
+  /**
+   * The record's key, on a topic keyed by session: it must equal the subject (else `invalid`
+   * at path `key`), since the key decides the partition and so which instance owns the session.
+   */
+  key?: string | null;
+  /** The record's headers: with `ce_` attribute headers the record is in binary mode. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** The context attributes kpm knows; other top-level names must be extension attributes. */
@@ -53,26 +76,29 @@ const ATTRIBUTES = new Set([
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function parseRecord(value: Buffer | null, options: ParseOptions = {}): ParseResult {
-  if (value === null) return notCloudEvent('the record has no value (a tombstone)');
-  const read = readEnvelope(value);
+  const binary = isBinaryMode(options.headers);
+  if (value === null && !binary) return notCloudEvent('the record has no value (a tombstone)');
+  const maxBytes = options.maxBytes ?? MAX_RECORD_BYTES;
+  const bytes = value?.length ?? 0;
+  if (bytes > maxBytes) {
+    return notCloudEvent(`the record is ${bytes} bytes, at most ${maxBytes} are accepted`);
+  }
+  const read = binary ? readBinaryEnvelope(value, options.headers!) : readStructured(value!);
   if (!read.ok) return notCloudEvent(read.reason);
   const { raw, envelope } = read;
-  const maxBytes = options.maxBytes ?? MAX_RECORD_BYTES;
-  if (value.length > maxBytes) {
-    const message = `is ${value.length} bytes, at most ${maxBytes} are accepted`;
-    return invalid(envelope, [{ path: '(record)', message }]);
-  }
-  const data = checkEvent(raw, envelope.subject, options);
-  if (!data.ok) return invalid(envelope, data.errors);
+  const errors = keyErrors(options.key, raw.subject);
+  const data = checkEvent(raw, options, read.dataError);
+  if (!data.ok) return invalid(envelope, [...errors, ...data.errors]);
+  if (errors.length > 0) return invalid(envelope, errors);
   return { ok: true, event: { ...raw, data: data.value } as KpmEvent };
 }
 
 type ReadEnvelope =
-  | { ok: true; raw: Record<string, unknown>; envelope: EnvelopeSummary }
+  | { ok: true; raw: Record<string, unknown>; envelope: EnvelopeSummary; dataError?: string }
   | { ok: false; reason: string };
 
-/** A JSON object with CloudEvents' required attributes, in a version kpm speaks. */
-function readEnvelope(value: Buffer): ReadEnvelope {
+/** Structured mode: the value is one JSON object holding the attributes and `data`. */
+function readStructured(value: Buffer): ReadEnvelope {
   let json: unknown;
   try {
     json = JSON.parse(utf8.decode(value));
@@ -83,30 +109,76 @@ function readEnvelope(value: Buffer): ReadEnvelope {
     const kind = Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json;
     return { ok: false, reason: `not a JSON object but ${kind}` };
   }
-  const raw = json as Record<string, unknown>;
+  return envelopeOf(json as Record<string, unknown>, (name) => `"${name}"`);
+}
+
+/** Binary mode: attributes in `ce_` headers, the value is the data. */
+function readBinaryEnvelope(
+  value: Buffer | null,
+  headers: Readonly<Record<string, string>>,
+): ReadEnvelope {
+  const { raw, dataError } = binaryModeEvent(value, headers);
+  const read = envelopeOf(raw, (name) => `"${name}" (header ${BINARY_ATTRIBUTE_PREFIX}${name})`);
+  return read.ok && dataError !== undefined ? { ...read, dataError } : read;
+}
+
+/** CloudEvents' required attributes, in a version kpm speaks, with an id kpm can answer. */
+function envelopeOf(
+  raw: Record<string, unknown>,
+  attribute: (name: string) => string,
+): ReadEnvelope {
   const missing = REQUIRED_ATTRIBUTES.find(
     (name) => typeof raw[name] !== 'string' || raw[name] === '',
   );
-  if (missing) return { ok: false, reason: `missing the CloudEvents attribute "${missing}"` };
+  if (missing) {
+    return { ok: false, reason: `missing the CloudEvents attribute ${attribute(missing)}` };
+  }
   if (raw.specversion !== CLOUDEVENTS_SPEC_VERSION) {
-    const version = JSON.stringify(raw.specversion);
+    const version = boundedText(
+      JSON.stringify(raw.specversion) ?? 'undefined',
+      ENVELOPE_LIMITS.type,
+    );
     return { ok: false, reason: `CloudEvents specversion ${version} is not supported (only 1.0)` };
   }
-  const envelope: EnvelopeSummary = {
+  const id = raw.id as string;
+  if (id.length > ENVELOPE_LIMITS.id) {
+    const reason = `the CloudEvents attribute "id" is ${id.length} characters, at most ${ENVELOPE_LIMITS.id}: it cannot be answered`;
+    return { ok: false, reason };
+  }
+  return { ok: true, raw, envelope: summary(raw) };
+}
+
+/** Bounded, sanitised copies of the attributes an answer echoes. */
+function summary(raw: Record<string, unknown>): EnvelopeSummary {
+  return {
     id: raw.id as string,
-    type: raw.type as string,
-    source: raw.source as string,
-    ...(typeof raw.subject === 'string' ? { subject: raw.subject } : {}),
+    type: boundedText(raw.type as string, ENVELOPE_LIMITS.type),
+    source: boundedText(raw.source as string, ENVELOPE_LIMITS.source),
+    ...(typeof raw.subject === 'string'
+      ? { subject: boundedText(raw.subject, ENVELOPE_LIMITS.subject) }
+      : {}),
   };
-  return { ok: true, raw, envelope };
+}
+
+/** A sender's text inside an error message: JSON-quoted, bounded. */
+function quoted(text: string): string {
+  return boundedText(JSON.stringify(text), ENVELOPE_LIMITS.type);
+}
+
+/** On a session-keyed topic the key is the subject; a producer that sets both differently is refused. */
+function keyErrors(key: string | null | undefined, subject: unknown): FieldError[] {
+  if (key === undefined || typeof subject !== 'string' || key === subject) return [];
+  const message = `${key === null ? 'no key' : quoted(key)} must equal the subject ${quoted(subject)} (the session decides the partition)`;
+  return [{ path: 'key', message }];
 }
 
 /** Attributes, type, subject and data: every error at once, the data as its class if none. */
 function checkEvent(
   raw: Record<string, unknown>,
-  subject: string | undefined,
   options: ParseOptions,
+  dataError?: string,
 ): Validated<object> {
+  const subject = typeof raw.subject === 'string' ? raw.subject : undefined;
   const type = raw.type as string;
   const errors = [...attributeErrors(raw), ...typeErrors(type, options)];
   if (!isEventType(type)) return { ok: false, errors };
@@ -117,14 +189,17 @@ function checkEvent(
       message: 'is required: it is the session (and the record key)',
     });
   }
-  const data = dataOf(entry, raw);
+  const data: Validated<object> =
+    dataError === undefined
+      ? dataOf(entry, raw)
+      : { ok: false, errors: [{ path: 'data', message: dataError }] };
   if (!data.ok) return { ok: false, errors: [...errors, ...data.errors] };
   if (errors.length === 0) errors.push(...subjectErrors(entry, subject, data.value));
   return errors.length === 0 ? data : { ok: false, errors };
 }
 
 function invalid(envelope: EnvelopeSummary, errors: FieldError[]): ParseResult {
-  return { ok: false, kind: 'invalid', envelope, errors };
+  return { ok: false, kind: 'invalid', envelope, errors: boundedFieldErrors(errors) };
 }
 
 function notCloudEvent(reason: string): ParseResult {
@@ -158,7 +233,7 @@ function typeErrors(type: string, options: ParseOptions): FieldError[] {
     return [
       {
         path: 'type',
-        message: `unknown type ${JSON.stringify(type)}${expected ? `; expected one of ${expected.join(', ')}` : ''}`,
+        message: `unknown type ${quoted(type)}${expected ? `; expected one of ${expected.join(', ')}` : ''}`,
       },
     ];
   }
@@ -199,6 +274,6 @@ function subjectErrors(
 ): FieldError[] {
   const session = entry.sessionOf?.(data);
   if (session === undefined || subject === undefined || session === subject) return [];
-  const message = `${JSON.stringify(subject)} must equal the session ${JSON.stringify(session)} the data names (it is the record key)`;
+  const message = `${quoted(subject)} must equal the session ${quoted(session)} the data names (it is the record key)`;
   return [{ path: 'subject', message }];
 }

@@ -184,6 +184,14 @@ export function isEventType(type: string): type is EventType {
   return Object.prototype.hasOwnProperty.call(TYPE_REGISTRY, type);
 }
 
+/** The label value metrics use for a type kpm does not know: a sender's text never becomes a label. */
+export const UNKNOWN_TYPE_LABEL = 'unknown';
+
+/** `type` as a metric label value: itself when kpm knows it, else {@link UNKNOWN_TYPE_LABEL}. */
+export function typeLabel(type: string): string {
+  return isEventType(type) ? type : UNKNOWN_TYPE_LABEL;
+}
+
 /** The types a topic carries, e.g. `typesOfTopic('commands')`. */
 export function typesOfTopic(topic: TopicId): EventType[] {
   return EVENT_TYPES.filter((t) => TYPE_REGISTRY[t].topic === topic);

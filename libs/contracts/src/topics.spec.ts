@@ -43,4 +43,16 @@ describe('topics', () => {
     const specs = topicSpecs({ prefix: 'p', partitions: 3 });
     expect(specs[0]).toMatchObject({ id: 'commands', topic: 'p.commands', numPartitions: 3 });
   });
+
+  it.each([
+    [{}, undefined, undefined],
+    [{ replicationFactor: 3, minInsyncReplicas: 2 }, 3, '2'],
+    [{ replicationFactor: 1, minInsyncReplicas: 1 }, 1, '1'],
+  ])('replication %j: factor %s, min.insync.replicas %s', (layout, factor, minIsr) => {
+    for (const spec of topicSpecs(layout)) {
+      expect(spec.replicationFactor).toBe(factor);
+      const entry = spec.configEntries.find((e) => e.name === 'min.insync.replicas');
+      expect(entry?.value).toBe(minIsr);
+    }
+  });
 });

@@ -102,11 +102,23 @@ export interface TopicSpec {
   id: TopicId;
   topic: string;
   numPartitions: number;
+  /** Absent: the broker's `default.replication.factor`. */
+  replicationFactor?: number;
   configEntries: { name: string; value: string }[];
 }
 
-export function topicSpecs(options: { prefix?: string; partitions?: number } = {}): TopicSpec[] {
+export interface TopicLayout {
+  prefix?: string;
+  partitions?: number;
+  /** Replicas per partition; absent leaves it to the broker's default. */
+  replicationFactor?: number;
+  /** `min.insync.replicas` set on each topic; absent leaves it to the broker's default. */
+  minInsyncReplicas?: number;
+}
+
+export function topicSpecs(options: TopicLayout = {}): TopicSpec[] {
   const partitions = options.partitions ?? DEFAULT_PARTITIONS;
+  const { replicationFactor, minInsyncReplicas } = options;
   return TOPIC_IDS.map((id) => {
     const t = TOPICS[id];
     const configEntries = [
@@ -116,6 +128,16 @@ export function topicSpecs(options: { prefix?: string; partitions?: number } = {
     if (t.retentionMs !== undefined) {
       configEntries.push({ name: 'retention.ms', value: String(t.retentionMs) });
     }
-    return { id, topic: topicName(id, options.prefix), numPartitions: partitions, configEntries };
+    if (minInsyncReplicas !== undefined) {
+      configEntries.push({ name: 'min.insync.replicas', value: String(minInsyncReplicas) });
+    }
+    const spec: TopicSpec = {
+      id,
+      topic: topicName(id, options.prefix),
+      numPartitions: partitions,
+      configEntries,
+    };
+    if (replicationFactor !== undefined) spec.replicationFactor = replicationFactor;
+    return spec;
   });
 }

@@ -155,6 +155,88 @@ describe('ConsumerRunner', () => {
     expect(consumer.commits).toEqual(['3']);
   });
 
+  it('skips, logs and counts a record that cannot even be dead-lettered (never reads it again)', async () => {
+    const consumer = new FakeConsumer({}, []);
+    const failed: string[] = [];
+    const errors: string[] = [];
+    const instance = new ConsumerRunner({
+      consumer: consumer.asConsumer(),
+      topics: ['kpm.commands'],
+      handle: () => Promise.reject(new PoisonRecordError('not UTF-8 JSON')),
+      deadLetters: {
+        publish: () => Promise.reject(new Error('message larger than the max message size')),
+        failed: (record) => failed.push(record.offset),
+      },
+      logger: { warn: () => undefined, error: (m) => errors.push(m) },
+    });
+    await instance.start();
+    const batch = fakeBatch('kpm.commands', 2, [message(5), message(6)]);
+    await consumer.eachBatch!(batch.payload);
+    await until(() => consumer.commits.includes('7'), 'offset 7 committed');
+    expect(failed).toEqual(['5', '6']);
+    expect(errors[0]).toBe(
+      'kpm.commands[2]@5: could not be dead-lettered (message larger than the max message size); skipped. It was refused because: not UTF-8 JSON',
+    );
+  });
+
+  it.each<[string, (c: FakeConsumer) => void, boolean, string]>([
+    ['in the group', (c) => c.emit('join', {}), true, 'consuming'],
+    [
+      'restarting after a crash',
+      (c) => {
+        c.emit('join', {});
+        c.emit('crash', { error: new Error('boom'), restart: true });
+      },
+      false,
+      'restarting after a crash: boom',
+    ],
+  ])('reports its health: %s', async (_, events, ready, detail) => {
+    const consumer = new FakeConsumer({}, []);
+    const reports: Array<{ ready: boolean; detail: string }> = [];
+    const instance = new ConsumerRunner({
+      consumer: consumer.asConsumer(),
+      topics: ['kpm.commands'],
+      handle: () => Promise.resolve(),
+      deadLetters: { publish: () => Promise.resolve() },
+      onHealth: (r) => reports.push(r),
+    });
+    await instance.start();
+    events(consumer);
+    expect(reports[reports.length - 1]).toEqual({ ready, detail });
+  });
+
+  it('is not ready while a partition is stuck on a failing record, and says which', async () => {
+    const log: Step[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const reports: Array<{ ready: boolean; detail: string }> = [];
+    const consumer = new FakeConsumer({}, log);
+    const instance = new ConsumerRunner({
+      consumer: consumer.asConsumer(),
+      topics: ['kpm.commands'],
+      handle: async () => {
+        calls++;
+        if (calls === 1) throw new Error('API server unreachable');
+        await gate;
+      },
+      deadLetters: { publish: () => Promise.resolve() },
+      backoff: { initialMs: 1, maxMs: 1 },
+      onHealth: (r) => reports.push(r),
+    });
+    await instance.start();
+    consumer.emit('join', {});
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 3, [message(9)], log).payload);
+    await until(() => calls === 2, 'the retry started');
+    expect(instance.health.report()).toEqual({
+      ready: false,
+      detail: 'kpm.commands[3] makes no progress: offset 9 failed 1 time: API server unreachable',
+    });
+    release();
+    await until(() => consumer.commits.includes('10'), 'offset 10 committed');
+    expect(reports[reports.length - 1]).toEqual({ ready: true, detail: 'consuming' });
+  });
+
   it("keeps one session's records in order: the next starts when the previous finished", async () => {
     const { handle, started, finish } = gated();
     const { consumer } = await runner(handle);

@@ -1,6 +1,7 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
-import type { DeadLetterSink } from './dead-letter-sink';
+import { ConsumerHealth, type ConsumerHealthReport } from './consumer-health';
+import { deadLetterOrSkip, type DeadLetterSink } from './dead-letter-sink';
 import { whileHeartbeating } from './heartbeats';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import { PartitionWork } from './partition-work';
@@ -45,9 +46,13 @@ export interface ConsumerRunnerOptions {
   heartbeatEveryMs?: number;
   fromBeginning?: boolean;
   logger?: RunnerLogger;
+  /** Told whenever the consumer's health changes (in the group, crashing, a record stuck). */
+  onHealth?: (report: ConsumerHealthReport) => void;
 }
 
-type RunnerSettings = Required<Omit<ConsumerRunnerOptions, 'logger'>> & { logger?: RunnerLogger };
+type RunnerSettings = Required<Omit<ConsumerRunnerOptions, 'logger' | 'onHealth'>> & {
+  logger?: RunnerLogger;
+};
 
 /**
  * At-least-once consumption with per-lane concurrency (docs/design.md §9.2): records of different
@@ -62,6 +67,7 @@ export class ConsumerRunner {
   /** The latest batch's heartbeat per partition: kafkajs offers heartbeats on batches only. */
   private readonly heartbeats = new Map<string, () => Promise<void>>();
   private memberId?: string;
+  readonly health: ConsumerHealth;
 
   constructor(options: ConsumerRunnerOptions) {
     this.options = {
@@ -74,12 +80,17 @@ export class ConsumerRunner {
       fromBeginning: true,
       ...options,
     };
+    this.health = new ConsumerHealth(options.onHealth);
   }
 
   async start(): Promise<void> {
     const { consumer, topics, fromBeginning, partitionsConsumedConcurrently } = this.options;
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
-      this.joined(payload.memberId, payload.memberAssignment),
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.health.joinedGroup();
+      this.joined(payload.memberId, payload.memberAssignment);
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) =>
+      this.health.crashed(payload.error, payload.restart),
     );
     await consumer.connect();
     await consumer.subscribe({ topics: [...topics], fromBeginning });
@@ -177,28 +188,42 @@ export class ConsumerRunner {
   }
 
   private async handleWithRetries(record: InboundRecord, context: RecordContext): Promise<boolean> {
-    const { handle, maxAttempts, backoff, deadLetters, logger } = this.options;
+    const { handle, maxAttempts, backoff, logger } = this.options;
     for (let attempt = 1; ; attempt++) {
       try {
         await handle(record, context);
-        return true;
+        return this.finished(record);
       } catch (error) {
         if (error instanceof PoisonRecordError) {
-          await deadLetters.publish(record, error.reason, error.errors);
-          return true;
+          await this.deadLetter(record, error.reason, error.errors);
+          return this.finished(record);
         }
         if (context.signal.aborted) return false; // given up while stopping: redelivered
         const reason = describe(error);
         if (attempt >= maxAttempts) {
           logger?.error(`${where(record)}: giving up after ${attempt} attempts: ${reason}`);
-          await deadLetters.publish(record, `handler failed after ${attempt} attempts: ${reason}`);
-          return true;
+          await this.deadLetter(record, `handler failed after ${attempt} attempts: ${reason}`);
+          return this.finished(record);
         }
         logger?.warn(`${where(record)}: attempt ${attempt} failed, retrying: ${reason}`);
+        this.health.retrying(where(record, false), record.offset, attempt, reason);
         await delay(backoffDelay(attempt, backoff), context.signal);
         if (context.signal.aborted) return false;
       }
     }
+  }
+
+  private finished(record: InboundRecord): true {
+    this.health.progressed(where(record, false), record.offset);
+    return true;
+  }
+
+  private deadLetter(
+    record: InboundRecord,
+    reason: string,
+    errors?: ReadonlyArray<{ path?: string; message: string }>,
+  ): Promise<void> {
+    return deadLetterOrSkip(this.options.deadLetters, record, reason, errors, this.options.logger);
   }
 
   private withHeartbeats<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
@@ -217,6 +242,8 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function where(record: InboundRecord): string {
-  return `${record.topic}[${record.partition}]@${record.offset}`;
+/** `topic[p]@offset`, or `topic[p]` without the offset. */
+function where(record: InboundRecord, withOffset = true): string {
+  const partition = `${record.topic}[${record.partition}]`;
+  return withOffset ? `${partition}@${record.offset}` : partition;
 }

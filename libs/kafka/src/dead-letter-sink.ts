@@ -7,4 +7,31 @@ export interface DeadLetterSink {
     reason: string,
     errors?: ReadonlyArray<{ path?: string; message: string }>,
   ): Promise<void>;
+  /**
+   * `publish` failed for `record`: the consumer skips it rather than read it again forever
+   * (docs/design.md §3.3); the sink counts it (`kpm_dead_letter_failures_total`).
+   */
+  failed?(record: InboundRecord, error: unknown): void;
+}
+
+/**
+ * Dead-letters `record`; if even that fails, logs and counts it and moves on: a record read
+ * again and again would hold up its partition for good (docs/design.md §3.3).
+ */
+export async function deadLetterOrSkip(
+  sink: DeadLetterSink,
+  record: InboundRecord,
+  reason: string,
+  errors?: ReadonlyArray<{ path?: string; message: string }>,
+  logger?: { error(message: string): void },
+): Promise<void> {
+  try {
+    await sink.publish(record, reason, errors);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    logger?.error(
+      `${record.topic}[${record.partition}]@${record.offset}: could not be dead-lettered (${why}); skipped. It was refused because: ${reason.slice(0, 1024)}`,
+    );
+    sink.failed?.(record, error);
+  }
 }

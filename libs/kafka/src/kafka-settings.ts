@@ -8,4 +8,8 @@ export interface KafkaSettings {
   partitions: number;
   /** Largest record value a consumer accepts before treating it as oversize (bytes). */
   maxRecordBytes: number;
+  /** Replicas of each topic kpm creates (KPM_TOPIC_REPLICATION_FACTOR; 3 in production). */
+  replicationFactor?: number;
+  /** `min.insync.replicas` of each topic kpm creates (KPM_TOPIC_MIN_INSYNC_REPLICAS; 2). */
+  minInsyncReplicas?: number;
 }

@@ -27,6 +27,26 @@ describe('runnerReadiness', () => {
       ready: false,
       detail: 'consumer stopped: no brokers',
     },
+    {
+      state: {
+        joined: true,
+        restarting: 'message larger than the max message size',
+        restoring: [],
+        owned: [1],
+      },
+      ready: false,
+      detail: 'consumer restarting after a crash: message larger than the max message size',
+    },
+    {
+      state: {
+        joined: true,
+        restoring: [4],
+        owned: [1, 4],
+        failing: new Map([[4, 'the record is too large']]),
+      },
+      ready: false,
+      detail: 'partition 4 makes no progress: its transaction failed: the record is too large',
+    },
   ])('$detail', ({ state, ready, detail }) => {
     expect(runnerReadiness(state)).toEqual({ ready, detail });
   });

@@ -1,17 +1,19 @@
-import type { Admin } from 'kafkajs';
+import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import type { TopicSpec } from '@kpm/contracts';
 import { createTopicsWithLeaders } from './topic-leaders';
 import type { KafkaClient } from './kafka-client';
 import { withAdmin } from './shared-admin';
+import { TopicDriftError, topicDrift, type ObservedTopic } from './topic-drift';
 
 export interface TopicCheck {
   name: string;
   created: boolean;
-  /** Set when an existing topic differs in a way kpm cannot fix by itself. */
-  problem?: string;
 }
 
-/** Creates kpm's topics idempotently at service start (and for `kpm topics create`). */
+/**
+ * Creates kpm's topics idempotently at service start (and for `kpm topics create`); an existing
+ * topic that differs from its spec fails with {@link TopicDriftError} naming every difference.
+ */
 export class TopicAdmin {
   constructor(private readonly kafka: KafkaClient) {}
 
@@ -21,12 +23,10 @@ export class TopicAdmin {
       const missing = specs.filter((spec) => !existing.has(spec.topic));
       if (missing.length > 0) await createTolerantly(admin, missing);
       const present = specs.filter((spec) => existing.has(spec.topic));
-      const problems = await partitionProblems(admin, present);
-      return specs.map((spec) => ({
-        name: spec.topic,
-        created: missing.includes(spec),
-        problem: problems.get(spec.topic),
-      }));
+      const observed = await observeTopics(admin, present);
+      const drifts = present.flatMap((spec) => topicDrift(spec, observed.get(spec.topic)!));
+      if (drifts.length > 0) throw new TopicDriftError(drifts);
+      return specs.map((spec) => ({ name: spec.topic, created: missing.includes(spec) }));
     });
   }
 }
@@ -35,9 +35,10 @@ async function createTolerantly(admin: Admin, specs: readonly TopicSpec[]): Prom
   try {
     await createTopicsWithLeaders(
       admin,
-      specs.map(({ topic, numPartitions, configEntries }) => ({
+      specs.map(({ topic, numPartitions, replicationFactor, configEntries }) => ({
         topic,
         numPartitions,
+        replicationFactor,
         configEntries,
       })),
     );
@@ -49,21 +50,34 @@ async function createTolerantly(admin: Admin, specs: readonly TopicSpec[]): Prom
   }
 }
 
-async function partitionProblems(
+/** Each topic's replica counts (metadata) and the effective values of the configs kpm sets. */
+async function observeTopics(
   admin: Admin,
   specs: readonly TopicSpec[],
-): Promise<Map<string, string>> {
-  const problems = new Map<string, string>();
-  if (specs.length === 0) return problems;
+): Promise<Map<string, ObservedTopic>> {
+  const observed = new Map<string, ObservedTopic>();
+  if (specs.length === 0) return observed;
   const metadata = await admin.fetchTopicMetadata({ topics: specs.map((spec) => spec.topic) });
-  for (const topic of metadata.topics) {
-    const spec = specs.find((candidate) => candidate.topic === topic.name);
-    if (spec && topic.partitions.length !== spec.numPartitions) {
-      problems.set(
-        topic.name,
-        `has ${topic.partitions.length} partitions, kpm expects ${spec.numPartitions} (session keys would land on different partition numbers)`,
-      );
-    }
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: specs.map((spec) => ({
+      type: ConfigResourceTypes.TOPIC,
+      name: spec.topic,
+      configNames: spec.configEntries.map((entry) => entry.name),
+    })),
+  });
+  for (const spec of specs) {
+    const partitions = metadata.topics.find((t) => t.name === spec.topic)?.partitions ?? [];
+    const configs = described.resources.find((r) => r.resourceName === spec.topic);
+    observed.set(spec.topic, {
+      name: spec.topic,
+      replicasPerPartition: [...partitions]
+        .sort((a, b) => a.partitionId - b.partitionId)
+        .map((p) => p.replicas.length),
+      configs: Object.fromEntries(
+        (configs?.configEntries ?? []).map((entry) => [entry.configName, entry.configValue]),
+      ),
+    });
   }
-  return problems;
+  return observed;
 }

@@ -48,6 +48,9 @@ export class TransactionalRunner {
   private consumer?: Consumer;
   private joined = false;
   private crashed?: string;
+  private restarting?: string;
+  /** Partitions whose last transaction failed, until one commits: p → why. */
+  private readonly failing = new Map<number, string>();
   private stopping = false;
 
   private readonly restoreContext: RestoreContext;
@@ -86,12 +89,12 @@ export class TransactionalRunner {
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.assign(payload.memberAssignment));
     consumer.on(consumer.events.CRASH, ({ payload }) => {
-      // kafkajs restarts after retriable errors; otherwise the member is gone: say so on /readyz.
-      if (!payload.restart) {
-        this.joined = false;
-        this.crashed = message(payload.error);
-        this.report();
-      }
+      // kafkajs restarts after retriable errors (not ready until it rejoins); otherwise the
+      // member is gone: say so on /readyz.
+      this.joined = false;
+      if (payload.restart) this.restarting = message(payload.error);
+      else this.crashed = message(payload.error);
+      this.report();
     });
     await consumer.connect();
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });
@@ -126,12 +129,16 @@ export class TransactionalRunner {
   private assign(assignment: Record<string, number[]>): void {
     this.joined = true;
     this.crashed = undefined;
+    this.restarting = undefined;
     const now = new Set(Object.values(assignment).flat());
     const lost = [...this.owners.keys()].filter((p) => !now.has(p));
     const gained = [...now].filter((p) => !this.owners.has(p));
     this.assigned = now;
     this.options.logger?.log(`assigned partitions [${[...now].sort().join(', ')}]`);
-    for (const p of lost) void this.drop(p);
+    for (const p of lost) {
+      this.failing.delete(p);
+      void this.drop(p);
+    }
     if (gained.length > 0) this.restore(gained);
     this.report();
   }
@@ -219,6 +226,7 @@ export class TransactionalRunner {
       await owner.commit(this.options.groupId, outputs, { topic, offset: nextOffset });
       owner.next.set(topic, BigInt(nextOffset));
       payload.resolveOffset(lastOffset);
+      if (this.failing.delete(p)) this.report();
     } catch (error) {
       await this.fail(owner, error);
       // Retriable: kafkajs fetches the batch again from the last committed offset.
@@ -239,6 +247,7 @@ export class TransactionalRunner {
   /** A failed transaction leaves p's memory ahead of Kafka: forget it and restore again. */
   private async fail(owner: PartitionOwner, error: unknown): Promise<void> {
     if (this.owners.get(owner.partition) !== owner) return;
+    this.failing.set(owner.partition, message(error).slice(0, 512));
     this.options.logger?.error(
       `partition ${owner.partition}: transaction failed, restoring: ${message(error)}`,
     );
@@ -264,6 +273,8 @@ export class TransactionalRunner {
     const { ready, detail } = runnerReadiness({
       joined: this.joined,
       crashed: this.crashed,
+      restarting: this.restarting,
+      failing: this.failing,
       restoring,
       owned: this.owned(),
     });

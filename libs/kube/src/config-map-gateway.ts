@@ -17,9 +17,7 @@ export class ConfigMapGateway {
 
   /** Creates the record; an existing one of the same name is returned instead. */
   async create(namespace: string, configMap: V1ConfigMap): Promise<V1ConfigMap> {
-    if (!this.labels.isOurs(configMap.metadata?.labels)) {
-      throw new Error('kpm creates only config maps carrying its creator label');
-    }
+    this.labels.requireOurs('config maps', configMap);
     const name = configMap.metadata!.name!;
     return createOrExisting(
       () => this.core.createNamespacedConfigMap({ namespace, body: configMap }),

@@ -15,6 +15,8 @@ export class KpmLabels {
   /** The ProcessSpec as JSON, so restart can rebuild the pod. */
   readonly specAnnotation: string;
   readonly commandAnnotation: string;
+  /** The `traceparent` of the command that created the pod, for its termination record. */
+  readonly traceAnnotation: string;
 
   constructor(readonly domain: string = 'drunc.daq') {
     this.creator = `creator.${domain}`;
@@ -26,6 +28,7 @@ export class KpmLabels {
     this.terminationFinalizer = `${domain}/termination-record`;
     this.specAnnotation = `${domain}/process-spec`;
     this.commandAnnotation = `${domain}/command-id`;
+    this.traceAnnotation = `${domain}/traceparent`;
   }
 
   /** Every selector kpm uses starts here: a query can never reach an object kpm did not create. */
@@ -45,5 +48,12 @@ export class KpmLabels {
 
   isOurs(labels: Record<string, string> | undefined): boolean {
     return labels?.[this.creator] === 'kpm';
+  }
+
+  /** kpm writes only objects it can recognise later as its own: refuse anything else. */
+  requireOurs(kind: string, object: { metadata?: { labels?: Record<string, string> } }): void {
+    if (!this.isOurs(object.metadata?.labels)) {
+      throw new Error(`kpm creates only ${kind} carrying its creator label`);
+    }
   }
 }

@@ -1,4 +1,9 @@
-import type { CoreV1Api, V1Namespace } from '@kubernetes/client-node';
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type CoreV1Api,
+  type V1Namespace,
+} from '@kubernetes/client-node';
 import type { KpmLabels } from './kpm-labels';
 import { createOrExisting, deleteIfSame } from './guarded-calls';
 import { failureOf } from './kube-errors';
@@ -26,6 +31,15 @@ export class NamespaceGateway {
     }
   }
 
+  /** The names of the namespaces kpm created (its creator label), sorted. */
+  async listOurs(): Promise<string[]> {
+    const list = await withKubeRetry(
+      () => this.core.listNamespace({ labelSelector: this.labels.creatorSelector() }),
+      this.retry,
+    );
+    return list.items.map((namespace) => namespace.metadata?.name ?? '').sort();
+  }
+
   /**
    * Creates the namespace with kpm's creator label plus `labels`/`annotations`; when it already
    * exists (a concurrent or redelivered boot) the existing one is returned for the caller to judge.
@@ -41,6 +55,20 @@ export class NamespaceGateway {
     return createOrExisting(
       () => this.core.createNamespace({ body }),
       () => this.read(name),
+      this.retry,
+    );
+  }
+
+  /** Sets labels on a namespace of kpm's (a merge patch); another's is left alone. */
+  async setLabels(namespace: V1Namespace, labels: Record<string, string>): Promise<V1Namespace> {
+    const name = namespace.metadata?.name;
+    if (!name || !this.labels.isOurs(namespace.metadata?.labels)) return namespace;
+    return withKubeRetry(
+      () =>
+        this.core.patchNamespace(
+          { name, body: { metadata: { labels } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
       this.retry,
     );
   }

@@ -1,7 +1,12 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { firstFatalWait, hasPodEnded, podEnding, type PodEndCause } from './pod-ending';
 
-const FATAL = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName']);
+const FATAL = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+]);
 
 const status = (name: string, state: V1ContainerStatus['state']): V1ContainerStatus => ({
   name,
@@ -182,5 +187,46 @@ describe('podEnding', () => {
       fatalWait: { containerType: 'main', reason: 'RunContainerError' },
     });
     expect(podEnding({ pod: custom, fatalReasons: FATAL })).toEqual({ ended: false });
+  });
+
+  describe('image-pull grace', () => {
+    const STARTED = '2026-11-22T10:00:00Z';
+    const at = (seconds: number) => new Date(Date.parse(STARTED) + seconds * 1000);
+    const pulling = (reason: string, start: 'startTime' | 'creation' | 'none' = 'startTime') => {
+      const p = pod({ phase: 'Pending', mains: [waiting(reason)] });
+      if (start === 'startTime') p.status!.startTime = STARTED as unknown as Date;
+      if (start === 'creation') p.metadata!.creationTimestamp = new Date(STARTED);
+      return p;
+    };
+
+    it.each<[string, V1Pod, number, number, boolean]>([
+      ['ErrImagePull within the grace', pulling('ErrImagePull'), 60, 59, false],
+      ['ErrImagePull once the grace is over', pulling('ErrImagePull'), 60, 60, true],
+      ['ImagePullBackOff within the grace', pulling('ImagePullBackOff'), 60, 10, false],
+      ['ImagePullBackOff after the grace', pulling('ImagePullBackOff'), 60, 61, true],
+      ['an invalid image name: fatal at once', pulling('InvalidImageName'), 60, 0, true],
+      ['another fatal reason: at once', pulling('CreateContainerConfigError'), 60, 0, true],
+      ['no grace configured (0): at once', pulling('ErrImagePull'), 0, 0, true],
+      [
+        'counted from creation without startTime',
+        pulling('ErrImagePull', 'creation'),
+        60,
+        30,
+        false,
+      ],
+      ['no start known: at once', pulling('ErrImagePull', 'none'), 60, 0, true],
+    ])('%s', (_, p, graceSeconds, afterSeconds, ended) => {
+      const imagePull = { graceSeconds, now: at(afterSeconds) };
+      expect(podEnding({ pod: p, fatalReasons: FATAL, imagePull }).ended).toBe(ended);
+      expect(hasPodEnded(p, FATAL, imagePull)).toBe(ended);
+    });
+
+    it('still ends a pod within the grace for another cause (deleted while pulling)', () => {
+      const p = pod({ phase: 'Pending', mains: [waiting('ErrImagePull')], deleting: true });
+      p.status!.startTime = STARTED as unknown as Date;
+      expect(
+        podEnding({ pod: p, fatalReasons: FATAL, imagePull: { graceSeconds: 60, now: at(1) } }),
+      ).toEqual({ ended: true, cause: 'deleted' });
+    });
   });
 });

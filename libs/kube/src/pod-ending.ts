@@ -5,7 +5,10 @@
  * A pod has ended when
  *   - it is gone: no object (a read found none) or a DELETED watch event;
  *   - its phase is terminal, Succeeded or Failed (Kubernetes' `podutil.IsPodTerminal`);
- *   - a container, init or main, waits for a fatal reason (a bad image never starts); or
+ *   - a container, init or main, waits for a fatal reason (a bad image never starts) — for a
+ *     transient pull failure (ErrImagePull, ImagePullBackOff: a registry's rate limit, a network
+ *     blip) only once `imagePull.graceSeconds` have passed since the pod started, as Airflow treats
+ *     pull-QPS errors; an invalid image name stays fatal at once; or
  *   - it is being deleted (deletionTimestamp) and no container, init or main, runs.
  * Terminated containers alone do not end a pod: the kubelet sets the terminal phase in the same
  * status update for restartPolicy Never, and under any other policy the container restarts. A
@@ -37,16 +40,35 @@ export interface PodEndingInput {
   fatalReasons: ReadonlySet<string>;
   /** The pod was seen removed (a DELETED watch event) although its last state is known. */
   removed?: boolean;
+  /** Transient pull failures end the pod only after this grace (absent or 0: at once). */
+  imagePull?: ImagePullGrace;
 }
+
+/** How long a pod may retry pulling its image before a pull failure ends it. */
+export interface ImagePullGrace {
+  graceSeconds: number;
+  now: Date;
+}
+
+/** Waiting reasons of a pull that may still succeed on a later try. */
+export const TRANSIENT_PULL_REASONS: ReadonlySet<string> = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+]);
 
 const RUNNING: PodEnding = { ended: false };
 
 /** Whether the pod has ended, and the cause (see the file's header for the rule). */
-export function podEnding({ pod, fatalReasons, removed = false }: PodEndingInput): PodEnding {
+export function podEnding({
+  pod,
+  fatalReasons,
+  removed = false,
+  imagePull,
+}: PodEndingInput): PodEnding {
   if (!pod) return { ended: true, cause: 'deleted' };
   const phase = pod.status?.phase;
   const deleting = removed || Boolean(pod.metadata?.deletionTimestamp);
-  const fatalWait = firstFatalWait(pod, fatalReasons);
+  const fatalWait = firstFatalWait(pod, fatalReasons, imagePull);
   if (phase === 'Succeeded') return { ended: true, cause: 'succeeded' };
   if (fatalWait) return { ended: true, cause: 'fatal-wait', fatalWait };
   if (deleting && (removed || phase === 'Failed' || !anyContainerRunning(pod)))
@@ -56,15 +78,24 @@ export function podEnding({ pod, fatalReasons, removed = false }: PodEndingInput
 }
 
 /** `podEnding(...).ended` for callers that need no cause. */
-export function hasPodEnded(pod: V1Pod | undefined, fatalReasons: ReadonlySet<string>): boolean {
-  return podEnding({ pod, fatalReasons }).ended;
+export function hasPodEnded(
+  pod: V1Pod | undefined,
+  fatalReasons: ReadonlySet<string>,
+  imagePull?: ImagePullGrace,
+): boolean {
+  return podEnding({ pod, fatalReasons, imagePull }).ended;
 }
 
-/** The first container, init containers first, that waits for a fatal reason. */
+/**
+ * The first container, init containers first, that waits for a fatal reason (a transient pull
+ * failure only after its grace).
+ */
 export function firstFatalWait(
   pod: V1Pod,
   fatalReasons: ReadonlySet<string>,
+  imagePull?: ImagePullGrace,
 ): FatalWait | undefined {
+  const withinGrace = pullGraceRunning(pod, imagePull);
   const candidates = [
     ...(pod.status?.initContainerStatuses ?? []).map((status) => ({
       status,
@@ -74,9 +105,21 @@ export function firstFatalWait(
   ];
   for (const { status, type } of candidates) {
     const reason = status.state?.waiting?.reason;
-    if (reason && fatalReasons.has(reason)) return { status, containerType: type, reason };
+    if (!reason || !fatalReasons.has(reason)) continue;
+    if (withinGrace && TRANSIENT_PULL_REASONS.has(reason)) continue;
+    return { status, containerType: type, reason };
   }
   return undefined;
+}
+
+/** Whether the pod is still within its image-pull grace, counted from its start (or creation). */
+function pullGraceRunning(pod: V1Pod, imagePull: ImagePullGrace | undefined): boolean {
+  if (!imagePull || imagePull.graceSeconds <= 0) return false;
+  // Typed lists give Dates, watch JSON strings.
+  const started: unknown = pod.status?.startTime ?? pod.metadata?.creationTimestamp;
+  const since = started instanceof Date ? started.getTime() : Date.parse(String(started));
+  if (Number.isNaN(since)) return false;
+  return imagePull.now.getTime() - since < imagePull.graceSeconds * 1000;
 }
 
 function anyContainerRunning(pod: V1Pod): boolean {

@@ -36,9 +36,19 @@ export class PodGateway {
     return { pods: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
   }
 
+  /** kpm's pods, in any namespace, whose uuid label is one of `uuids` (at most 100 a call). */
+  async listWithUuids(uuids: readonly string[]): Promise<V1Pod[]> {
+    if (uuids.length === 0) return [];
+    const labelSelector = `${this.labels.creatorSelector()},${this.labels.uuid} in (${uuids.join(',')})`;
+    const list = await withKubeRetry(
+      () => this.core.listPodForAllNamespaces({ labelSelector }),
+      this.retry,
+    );
+    return list.items;
+  }
+
   async create(namespace: string, pod: V1Pod): Promise<V1Pod> {
-    if (!this.labels.isOurs(pod.metadata?.labels))
-      throw new Error('kpm creates only pods carrying its creator label');
+    this.labels.requireOurs('pods', pod);
     return withKubeRetry(() => this.core.createNamespacedPod({ namespace, body: pod }), this.retry);
   }
 

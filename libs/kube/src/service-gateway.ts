@@ -23,9 +23,7 @@ export class ServiceGateway {
 
   /** Creates the Service, or re-points an existing one of kpm's at `service`'s owner. */
   async ensure(namespace: string, service: V1Service): Promise<V1Service> {
-    if (!this.labels.isOurs(service.metadata?.labels)) {
-      throw new Error('kpm creates only services carrying its creator label');
-    }
+    this.labels.requireOurs('services', service);
     const name = service.metadata!.name!;
     // A Service created here passes the checks below as it is: ours, with these owners.
     const existing = await createOrExisting(
@@ -46,6 +44,15 @@ export class ServiceGateway {
         ),
       this.retry,
     );
+  }
+
+  /** The Service (`namespace/name`), in any namespace, whose ports hold `nodePort`. */
+  async nodePortHolder(nodePort: number): Promise<string | undefined> {
+    const list = await withKubeRetry(() => this.core.listServiceForAllNamespaces(), this.retry);
+    const holder = list.items.find((service) =>
+      (service.spec?.ports ?? []).some((port) => port.nodePort === nodePort),
+    );
+    return holder && `${holder.metadata?.namespace}/${holder.metadata?.name}`;
   }
 }
 

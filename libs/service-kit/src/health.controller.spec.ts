@@ -1,7 +1,8 @@
 import { HealthController } from './health.controller';
 import { Readiness } from './readiness';
 
-function respond(controller: HealthController) {
+/** An express Response that keeps what was sent. */
+function fakeResponse() {
   const sent: { status?: number; body?: unknown } = {};
   const response = {
     status(code: number) {
@@ -13,7 +14,12 @@ function respond(controller: HealthController) {
       return this;
     },
   };
-  controller.readyz(response as never);
+  return { response: response as never, sent };
+}
+
+function respond(controller: HealthController) {
+  const { response, sent } = fakeResponse();
+  controller.readyz(response);
   return sent;
 }
 
@@ -21,18 +27,8 @@ describe('HealthController', () => {
   it('answers liveness whatever the parts say while none has a liveness deadline', () => {
     const readiness = new Readiness();
     readiness.expect('kafka-consumer');
-    const sent: { status?: number; body?: unknown } = {};
-    const response = {
-      status(code: number) {
-        sent.status = code;
-        return this;
-      },
-      json(body: unknown) {
-        sent.body = body;
-        return this;
-      },
-    };
-    new HealthController(readiness).healthz(response as never);
+    const { response, sent } = fakeResponse();
+    new HealthController(readiness).healthz(response);
     expect(sent).toEqual({ status: 200, body: { status: 'ok' } });
   });
 

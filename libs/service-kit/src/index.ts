@@ -7,3 +7,4 @@ export * from './run-service';
 export * from './service-metrics';
 export * from './service-kit.module';
 export * from './tokens';
+export * from './kpm-logger';

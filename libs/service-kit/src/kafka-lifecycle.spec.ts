@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { eventId, topicSpecs } from '@kpm/contracts';
-import { TopicAdmin, type KafkaClient, type TopicCheck } from '@kpm/kafka';
+import { eventId } from '@kpm/contracts';
+import { kpmTopicSpecs, TopicAdmin, type KafkaClient, type TopicCheck } from '@kpm/kafka';
 import { Broadcaster } from './broadcaster';
 import { KafkaLifecycle } from './kafka-lifecycle';
 import { eventOf, recordingProducer, settingsFor } from './__fixtures__/service-kit-fakes';
@@ -30,19 +30,23 @@ function lifecycle(checks: TopicCheck[] = [], broadcastFails?: Error) {
 describe('KafkaLifecycle', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('creates the topics before the producer connects, and says what it found', async () => {
-    const { subject, calls, ensured, logs } = lifecycle([
+  it('creates the topics before the producer connects, and says what it created', async () => {
+    const { subject, calls, ensured, logs, settings } = lifecycle([
       { name: 'kpmtest.commands', created: true },
-      { name: 'kpmtest.processes', created: false, problem: 'has 3 partitions, kpm expects 6' },
       { name: 'kpmtest.broadcast', created: false },
     ]);
     await subject.onApplicationBootstrap();
     expect(calls).toEqual(['ensure topics', 'connect']);
-    expect(ensured).toEqual([topicSpecs({ prefix: 'kpmtest', partitions: 6 })]);
-    expect(logs).toEqual([
-      'created topic kpmtest.commands',
-      'topic kpmtest.processes has 3 partitions, kpm expects 6',
-    ]);
+    expect(ensured).toEqual([kpmTopicSpecs(settings.kafka)]);
+    expect(logs).toEqual(['created topic kpmtest.commands']);
+  });
+
+  it('refuses to start on drifted topics: the producer never connects', async () => {
+    const { subject, calls } = lifecycle();
+    const drift = new Error('topic kpmtest.processes: partitions is 3, kpm expects 6');
+    jest.spyOn(TopicAdmin.prototype, 'ensure').mockRejectedValue(drift);
+    await expect(subject.onApplicationBootstrap()).rejects.toBe(drift);
+    expect(calls).not.toContain('connect');
   });
 
   it.each([

@@ -6,9 +6,9 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { eventId, topicSpecs } from '@kpm/contracts';
+import { eventId } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
-import { EventProducer, TopicAdmin, type KafkaClient } from '@kpm/kafka';
+import { EventProducer, kpmTopicSpecs, TopicAdmin, type KafkaClient } from '@kpm/kafka';
 import { Broadcaster } from './broadcaster';
 import { KAFKA_CLIENT } from './tokens';
 
@@ -32,13 +32,10 @@ export class KafkaLifecycle
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { topicPrefix, partitions } = this.settings.kafka;
-    const checks = await new TopicAdmin(this.kafka).ensure(
-      topicSpecs({ prefix: topicPrefix, partitions }),
-    );
+    // Drifted topics throw here: the service refuses to start on them (TopicDriftError).
+    const checks = await new TopicAdmin(this.kafka).ensure(kpmTopicSpecs(this.settings.kafka));
     for (const check of checks) {
       if (check.created) this.logger.log(`created topic ${check.name}`);
-      if (check.problem) this.logger.warn(`topic ${check.name} ${check.problem}`);
     }
     await this.producer.connect();
   }

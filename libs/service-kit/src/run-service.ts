@@ -3,6 +3,7 @@ import type { CustomTransportStrategy } from '@nestjs/microservices';
 import { NestFactory } from '@nestjs/core';
 import { InvalidSettingsError, type KpmSettings, loadSettings } from '@kpm/config';
 import { KafkaLifecycle } from './kafka-lifecycle';
+import { serviceLogger } from './kpm-logger';
 import { Readiness } from './readiness';
 
 export interface ServiceConsumer {
@@ -39,7 +40,7 @@ export async function runService(
   const logger = new Logger(settings.service);
   const app = await NestFactory.create(module, {
     bufferLogs: false,
-    logger: ['log', 'warn', 'error'],
+    logger: serviceLogger(settings.logFormat),
   });
   app.enableShutdownHooks();
   if (consumer) {

@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Logger, Module } from '@nestjs/common';
-import { Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import { KpmSettings } from '@kpm/config';
 import {
   createKafkaClient,
@@ -40,9 +40,18 @@ export class ServiceKitModule {
         },
         {
           provide: KafkaDeadLetterSink,
-          useFactory: (producer: EventProducer) =>
-            new KafkaDeadLetterSink(producer, settings.kafka.topicPrefix),
-          inject: [EventProducer],
+          useFactory: (producer: EventProducer, registry: Registry) =>
+            new KafkaDeadLetterSink(
+              producer,
+              settings.kafka.topicPrefix,
+              undefined,
+              new Counter({
+                name: 'kpm_dead_letter_failures_total',
+                help: 'Records that could not even be dead-lettered, logged and skipped',
+                registers: [registry],
+              }),
+            ),
+          inject: [EventProducer, Registry],
         },
         Readiness,
         Broadcaster,

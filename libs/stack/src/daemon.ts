@@ -8,7 +8,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { stackPaths } from './paths';
 
 /**
@@ -16,14 +16,18 @@ import { stackPaths } from './paths';
  * output in `.kpm/logs/<name>.log`, so that `up`, `down` and `status` work across CLI invocations.
  */
 export class Daemon {
-  constructor(readonly name: string) {}
+  /** `dirs` moves the pid file and log elsewhere (a Kafka cluster beside the stack's broker). */
+  constructor(
+    readonly name: string,
+    private readonly dirs?: { run: string; logs: string },
+  ) {}
 
   get pidFile(): string {
-    return join(stackPaths.run(), `${this.name}.pid`);
+    return join(this.dirs?.run ?? stackPaths.run(), `${this.name}.pid`);
   }
 
   get logFile(): string {
-    return join(stackPaths.logs(), `${this.name}.log`);
+    return join(this.dirs?.logs ?? stackPaths.logs(), `${this.name}.log`);
   }
 
   pid(): number | undefined {
@@ -43,8 +47,8 @@ export class Daemon {
   ): number {
     const running = this.pid();
     if (running) return running;
-    mkdirSync(stackPaths.run(), { recursive: true });
-    mkdirSync(stackPaths.logs(), { recursive: true });
+    mkdirSync(dirname(this.pidFile), { recursive: true });
+    mkdirSync(dirname(this.logFile), { recursive: true });
     const log = openSync(this.logFile, 'a');
     try {
       const child = spawn(command, args, {

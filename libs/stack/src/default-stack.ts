@@ -1,5 +1,5 @@
 import type { StackComponent } from './component';
-import { KafkaBroker } from './kafka';
+import { KafkaBroker, KafkaCluster, kafkaNodesSettings } from './kafka';
 import { KubeStack } from './kube';
 import { LocalStack } from './local-stack';
 
@@ -17,7 +17,9 @@ export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalSt
       `kpm: unknown stack part(s) ${unknown.join(', ')}; known: ${STACK_PARTS.join(', ')}`,
     );
   const components: StackComponent[] = [];
-  if (parts.includes('kafka')) components.push(new KafkaBroker());
+  // KPM_KAFKA_BROKERS_COUNT > 1: a KRaft cluster of that many brokers instead of one.
+  if (parts.includes('kafka'))
+    components.push(kafkaNodesSettings().length > 1 ? new KafkaCluster() : new KafkaBroker());
   if (parts.includes('kube')) components.push(new KubeStack());
   return new LocalStack(components);
 }

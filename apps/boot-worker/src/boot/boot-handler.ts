@@ -1,7 +1,8 @@
 /**
  * `boot`: validate against the cluster and the configuration, emit `boot.accepted`, prepare the
  * session namespace, then boot the processes — the local connection server first and waited
- * for, the rest concurrently under `bootConcurrency` — streaming `process.booted` /
+ * for, then the root controller and waited for, the rest concurrently under `bootConcurrency` —
+ * streaming `process.booted` /
  * `process.boot-failed` as they settle.
  */
 import type { V1Namespace } from '@kubernetes/client-node';
@@ -14,12 +15,13 @@ import { StopRequested, type CommandContext } from '../commands/command-context'
 import { FactBatcher, type FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { bootFailedFact, bootOutcomeFact } from '../facts/boot-outcome';
-import { validateBoot } from './boot-validator';
+import { bootPolicyOf, validateBoot } from './boot-validator';
 import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext, PodBuilder } from './pod-builder';
 import { isAlive } from './pod-state';
 import type { BootFailure, BootOutcome, ProcessBooter } from './process-booter';
-import { isConnectionServer, waitsForReady } from './ready-wait';
+import { nodePortCollision } from './node-port-service';
+import { bootStages, isConnectionServer, waitsForReady } from './ready-wait';
 import { SessionNamespace } from './session-namespace';
 import { namespaceView } from './session-ownership';
 
@@ -41,21 +43,28 @@ export class BootHandler {
   async handle(command: BootCommand, context: CommandContext): Promise<FieldError[]> {
     const processes = planProcesses(context.commandId, command.processes);
     const namespace = await this.cluster.namespaces.read(command.session);
-    const errors = await this.validate(command, processes, namespace);
+    const errors = [
+      ...(await this.validate(command, processes, namespace)),
+      ...(await this.nodePortErrors(command.session, processes)),
+    ];
     if (errors.length > 0) return errors;
     await this.accept(command, processes, context);
     await this.bootSession(command, processes, namespace, context);
     return [];
   }
 
-  /** The checks against the session's state and the configuration. */
+  /**
+   * The checks against the cluster's state and the configuration. A uuid the client chose is
+   * looked up in every session: the state and the watcher key processes by uuid alone.
+   */
   private async validate(
-    { session, user }: BootCommand,
+    { session, user, processes: specs }: BootCommand,
     processes: PlannedProcess[],
     namespace: V1Namespace | undefined,
   ): Promise<FieldError[]> {
     const existing = namespace ? await this.cluster.processes(session) : [];
-    const pm = this.settings.podManagement;
+    const chosen = specs.flatMap((spec) => (spec.uuid ? [spec.uuid] : []));
+    const elsewhere = await this.cluster.processesWithUuids(chosen);
     return validateBoot(
       {
         session,
@@ -65,16 +74,30 @@ export class BootHandler {
         existing: existing.map((p) => ({
           name: p.name,
           uuid: p.uuid,
+          alive: isAlive(p.pod, this.cluster.fatal, this.cluster.imagePull()),
+        })),
+        elsewhere: elsewhere.map((p) => ({
+          name: p.name,
+          uuid: p.uuid,
+          session: p.session,
           alive: isAlive(p.pod, this.cluster.fatal),
         })),
       },
-      {
-        labels: this.cluster.labels,
-        allowedImages: pm.allowedImages,
-        defaultImage: pm.image,
-        allowPrivileged: pm.allowPrivileged,
-      },
+      bootPolicyOf(this.settings, this.cluster.labels),
     );
+  }
+
+  /** drunc's pre-boot NodePort collision check, for a boot with the connection server. */
+  private async nodePortErrors(
+    session: string,
+    processes: PlannedProcess[],
+  ): Promise<FieldError[]> {
+    const { connectionServerName, connectionServerNodePort } = this.settings.podManagement;
+    const server = processes.find((p) => isConnectionServer(p, connectionServerName));
+    if (!server || connectionServerNodePort === undefined) return [];
+    const holder = await this.cluster.services.nodePortHolder(connectionServerNodePort);
+    const at = `processes[${server.index}]`;
+    return nodePortCollision(at, session, server.spec.name, connectionServerNodePort, holder);
   }
 
   private async accept(
@@ -112,7 +135,9 @@ export class BootHandler {
       onFlush: () => void context.heartbeat().catch(() => undefined),
     });
     try {
-      const unusable = await this.sessions.prepare(namespace, session, user, context.signal);
+      const hostAccess = processes.some((p) => this.builder.needsHostAccess(p, user));
+      const level = hostAccess ? 'privileged' : 'baseline';
+      const unusable = await this.sessions.prepare(namespace, session, user, context.signal, level);
       if (unusable) {
         for (const p of processes)
           batcher.add(this.failed(p, bootContext, context.subject, unusable));
@@ -124,6 +149,11 @@ export class BootHandler {
     }
   }
 
+  /**
+   * drunc's order: the local connection server, waited for until Ready (the others connect to
+   * it); then the root controller, waited for until Ready; only then the rest, concurrently. A
+   * first one that fails fails everything after it without creating a pod.
+   */
   private async bootAll(
     processes: PlannedProcess[],
     bootContext: BootContext,
@@ -131,35 +161,32 @@ export class BootHandler {
     batcher: FactBatcher,
   ): Promise<void> {
     const pm = this.settings.podManagement;
-    const isServer = (p: PlannedProcess) => isConnectionServer(p, pm.connectionServerName);
     const boot = async (p: PlannedProcess): Promise<BootOutcome> => {
       const waitReady = waitsForReady(p, pm.connectionServerName);
       const outcome = await this.bootOne(p, bootContext, waitReady, context.signal);
       batcher.add(this.factOf(p, bootContext, context.subject, outcome));
       return outcome;
     };
-    // drunc boots the local connection server first and waits for it: the others connect to it.
-    for (const server of processes.filter(isServer)) {
-      const outcome = await boot(server);
-      if (!outcome.ok) {
-        const why = `not booted: the local connection server ${server.spec.name} failed (${outcome.code}: ${outcome.message})`;
-        const rest = processes.filter((p) => !isServer(p));
-        for (const p of rest)
-          batcher.add(
-            this.failed(p, bootContext, context.subject, {
-              ok: false,
-              code: 'ConnectionServerFailed',
-              message: why,
-            }),
-          );
+    const failRest = (rest: PlannedProcess[], failure: BootFailure) => {
+      for (const p of rest) batcher.add(this.failed(p, bootContext, context.subject, failure));
+    };
+    let rest = processes;
+    for (const stage of bootStages(pm.connectionServerName)) {
+      const first = rest.filter(stage.selects);
+      rest = rest.filter((p) => !stage.selects(p));
+      for (const p of first) {
+        const outcome = await boot(p);
+        if (outcome.ok) continue;
+        const why = `not booted: the ${stage.what} ${p.spec.name} failed (${outcome.code}: ${outcome.message})`;
+        failRest([...first.slice(first.indexOf(p) + 1), ...rest], {
+          ok: false,
+          code: stage.failureCode,
+          message: why,
+        });
         return;
       }
     }
-    await mapConcurrent(
-      processes.filter((p) => !isServer(p)),
-      pm.bootConcurrency,
-      boot,
-    );
+    await mapConcurrent(rest, pm.bootConcurrency, boot);
   }
 
   /** Unexpected API failures (after retries) fail the process with the API server's reason. */

@@ -8,6 +8,13 @@ const policy: BootPolicy = {
   allowedImages: ['ghcr.io/dune-daq/*', 'kpm.invalid/app:1.0'],
   defaultImage: 'ghcr.io/dune-daq/alma9:latest',
   allowPrivileged: false,
+  pod: {
+    domain: 'drunc.daq',
+    hostPathPrefixes: ['/log', '/data'],
+    allowPrivileged: false,
+    allowedCapabilities: [],
+    maxProcessesPerBoot: 3,
+  },
 };
 
 const spec = (name: string, extra: Partial<ProcessSpec> = {}): ProcessSpec => ({
@@ -135,13 +142,72 @@ describe('validateBoot', () => {
       }),
     ]);
     expect(errors(forged)).toEqual([
-      { path: 'processes[0].labels', message: 'key "creator.drunc.daq" is reserved for kpm' },
       { path: 'processes[0].labels', message: 'key "app" is reserved for kpm' },
+      { path: 'processes[0].labels', message: 'key "creator.drunc.daq" is reserved for kpm' },
       {
         path: 'processes[0].annotations',
         message: 'key "drunc.daq/process-spec" is reserved for kpm',
       },
     ]);
+  });
+
+  const UUID = '6986691a-34e3-5b89-9b21-8689a1b969d6';
+  it.each<[string, BootInput, Array<[string, string]>]>([
+    [
+      'a host path outside the prefixes',
+      input([spec('a', { logsPath: '/etc/daq' })]),
+      [
+        [
+          'processes[0].logsPath',
+          '"/etc/daq" would expose the node; allowed: /log, /data (podManagement.hostPathPrefixes)',
+        ],
+      ],
+    ],
+    [
+      'a data mount on the node root',
+      input([spec('a', { restriction: { dataMount: '/' } })]),
+      [
+        [
+          'processes[0].restriction.dataMount',
+          '"/" would expose the node; allowed: /log, /data (podManagement.hostPathPrefixes)',
+        ],
+      ],
+    ],
+    [
+      'a Kubernetes annotation',
+      input([
+        spec('a', {
+          annotations: { 'container.apparmor.security.beta.kubernetes.io/a': 'unconfined' },
+        }),
+      ]),
+      [
+        [
+          'processes[0].annotations',
+          'key "container.apparmor.security.beta.kubernetes.io/a" is reserved for Kubernetes (kubernetes.io/, k8s.io/)',
+        ],
+      ],
+    ],
+    [
+      'more processes than the operator allows',
+      input([spec('a'), spec('b'), spec('c'), spec('d')]),
+      [['processes', 'must list at most 3 processes (podManagement.maxProcessesPerBoot), not 4']],
+    ],
+    [
+      "a uuid another session's process has",
+      input([spec('a', { uuid: UUID })], {
+        elsewhere: [{ name: 'ru-01', uuid: UUID, session: 'run-1', alive: true }],
+      }),
+      [['processes[0].uuid', `uuid ${UUID} is already used by process "ru-01" in session "run-1"`]],
+    ],
+  ])('refuses %s', (_, boot, expected) => {
+    expect(errors(boot).map((e) => [e.path, e.message])).toEqual(expected);
+  });
+
+  it('accepts a uuid found only in its own session (a redelivered boot)', () => {
+    const boot = input([spec('a', { uuid: UUID })], {
+      elsewhere: [{ name: 'a', uuid: UUID, session: 'run-7', alive: true }],
+    });
+    expect(errors(boot)).toEqual([]);
   });
 
   it('refuses a name that cannot name a Service', () => {

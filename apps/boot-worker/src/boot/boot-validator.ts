@@ -6,16 +6,19 @@
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 import { imageAllowed } from './image-policy';
+import type { KpmSettings } from '@kpm/config';
+import { bootSizeErrors, podPolicyOf, specPolicyErrors, type PodPolicy } from './pod-policy';
 import type { PlannedProcess } from './planned-process';
 import { privilegedAnnotation } from './pod-builder';
 import { sessionOwnershipErrors, type NamespaceView } from './session-ownership';
 
-/** A pod already in the session. */
+/** A pod already in the session (or, for `elsewhere`, in another one). */
 export interface ExistingProcess {
   name: string;
   uuid?: string;
   /** Running and not being deleted. */
   alive: boolean;
+  session?: string;
 }
 
 export interface BootPolicy {
@@ -23,6 +26,23 @@ export interface BootPolicy {
   allowedImages: readonly string[];
   defaultImage: string;
   allowPrivileged: boolean;
+  /** Host paths, reserved keys, resource caps, boot size (pod-policy.ts). */
+  pod: PodPolicy;
+}
+
+/** The policy the settings describe: one for boot and for restart. */
+export function bootPolicyOf(
+  settings: Pick<KpmSettings, 'podManagement'>,
+  labels: KpmLabels,
+): BootPolicy {
+  const pm = settings.podManagement;
+  return {
+    labels,
+    allowedImages: pm.allowedImages,
+    defaultImage: pm.image,
+    allowPrivileged: pm.allowPrivileged,
+    pod: podPolicyOf(settings, labels.domain),
+  };
 }
 
 export interface BootInput {
@@ -31,6 +51,8 @@ export interface BootInput {
   processes: readonly PlannedProcess[];
   namespace?: NamespaceView;
   existing: readonly ExistingProcess[];
+  /** kpm's pods in other sessions that carry one of the boot's client-supplied uuids. */
+  elsewhere?: readonly ExistingProcess[];
 }
 
 /** Kubernetes label values start and end with a letter or digit; kpm labels pods with the user. */
@@ -39,6 +61,7 @@ const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
 export function validateBoot(input: BootInput, policy: BootPolicy): FieldError[] {
   return [
     ...sessionErrors(input),
+    ...bootSizeErrors(input.processes.length, policy.pod),
     ...input.processes.flatMap((p) => processErrors(p, input, policy)),
   ];
 }
@@ -77,17 +100,7 @@ function processErrors(
       message: `${JSON.stringify(spec.name)} is already running in session ${JSON.stringify(input.session)} (uuid ${taken.uuid ?? 'unknown'}); kill it first or choose another name`,
     });
   }
-  const twin = input.processes.find((p) => p.uuid === process.uuid && p.index < process.index);
-  if (twin) {
-    errors.push({ path: `${at}.uuid`, message: `duplicate uuid (also processes[${twin.index}])` });
-  }
-  const owner = input.existing.find((e) => e.uuid === process.uuid && e.name !== spec.name);
-  if (owner) {
-    errors.push({
-      path: `${at}.uuid`,
-      message: `uuid ${process.uuid} already belongs to process ${JSON.stringify(owner.name)} in session ${JSON.stringify(input.session)}`,
-    });
-  }
+  errors.push(...uuidErrors(at, process, input));
   errors.push(...imageErrors(at, spec, policy));
   if (spec.env?.USER !== undefined && spec.env.USER !== input.user) {
     errors.push({
@@ -96,6 +109,33 @@ function processErrors(
     });
   }
   errors.push(...reservedKeyErrors(at, spec, policy));
+  errors.push(...specPolicyErrors(at, spec, policy.pod));
+  return errors;
+}
+
+/** A uuid given twice, owned by another process of the session, or used in another session. */
+function uuidErrors(at: string, process: PlannedProcess, input: BootInput): FieldError[] {
+  const errors: FieldError[] = [];
+  const twin = input.processes.find((p) => p.uuid === process.uuid && p.index < process.index);
+  if (twin) {
+    errors.push({ path: `${at}.uuid`, message: `duplicate uuid (also processes[${twin.index}])` });
+  }
+  const owner = input.existing.find((e) => e.uuid === process.uuid && e.name !== process.spec.name);
+  if (owner) {
+    errors.push({
+      path: `${at}.uuid`,
+      message: `uuid ${process.uuid} already belongs to process ${JSON.stringify(owner.name)} in session ${JSON.stringify(input.session)}`,
+    });
+  }
+  const other = input.elsewhere?.find(
+    (e) => e.uuid === process.uuid && e.session !== input.session,
+  );
+  if (other) {
+    errors.push({
+      path: `${at}.uuid`,
+      message: `uuid ${process.uuid} is already used by process ${JSON.stringify(other.name)} in session ${JSON.stringify(other.session)}`,
+    });
+  }
   return errors;
 }
 
@@ -114,14 +154,15 @@ function imageErrors(at: string, spec: ProcessSpec, policy: BootPolicy): FieldEr
   ];
 }
 
-/** kpm's own labels and annotations (its domain, `app`) cannot be set or forged by a spec. */
+/**
+ * kpm's `app` label cannot be set by a spec, and its privileged ask must be "true" or "false"
+ * and allowed; the other reserved prefixes are the pod policy's (pod-policy.ts).
+ */
 function reservedKeyErrors(at: string, spec: ProcessSpec, policy: BootPolicy): FieldError[] {
   const { labels } = policy;
   const errors: FieldError[] = [];
-  const reservedLabel = (key: string) =>
-    key === labels.app || key.endsWith(`.${labels.domain}`) || key.startsWith(`${labels.domain}/`);
   for (const key of Object.keys(spec.labels ?? {})) {
-    if (reservedLabel(key)) {
+    if (key === labels.app) {
       errors.push({
         path: `${at}.labels`,
         message: `key ${JSON.stringify(key)} is reserved for kpm`,
@@ -142,11 +183,6 @@ function reservedKeyErrors(at: string, spec: ProcessSpec, policy: BootPolicy): F
           message: `${JSON.stringify(key)} asks for a privileged container, which this boot-worker does not allow (podManagement.allowPrivileged)`,
         });
       }
-    } else if (key.startsWith(`${labels.domain}/`) || key.endsWith(`.${labels.domain}`)) {
-      errors.push({
-        path: `${at}.annotations`,
-        message: `key ${JSON.stringify(key)} is reserved for kpm`,
-      });
     }
   }
   return errors;

@@ -1,3 +1,4 @@
+import { withTrace } from '@kpm/contracts';
 import { loadSettings } from '@kpm/config';
 import { KpmLabels } from '@kpm/kube';
 import { planProcesses } from './planned-process';
@@ -55,6 +56,13 @@ describe('PodBuilder', () => {
     expect(JSON.parse(annotations['drunc.daq/process-spec']).uuid).toBe(readout.uuid);
     expect(annotations['drunc.daq/command-id']).toBe('cmd-1');
     expect(annotations['sim.kpm.daq/exit-code']).toBe('3');
+  });
+
+  it("annotates the pod with the command's trace, so its termination carries it; none without", () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const traced = withTrace(traceparent, () => builder().pod(readout, context, {}));
+    expect(traced.metadata!.annotations!['drunc.daq/traceparent']).toBe(traceparent);
+    expect(pod.metadata!.annotations!).not.toHaveProperty('drunc.daq/traceparent');
   });
 
   it('carries the termination-record finalizer, restartPolicy Never and the kill timeout', () => {
@@ -123,14 +131,34 @@ describe('PodBuilder', () => {
     expect(rootPod.metadata!.labels!['role.drunc.daq']).toBe('root-controller');
   });
 
-  it('makes a privileged container only when asked', () => {
-    expect(container.securityContext).toBeUndefined();
-    const [asking] = planProcesses('cmd-2', [
-      { ...readout.spec, uuid: undefined, annotations: { 'drunc.daq/privileged': 'true' } },
-    ]);
-    expect(builder().pod(asking, context, {}).spec!.containers[0].securityContext).toEqual({
-      privileged: true,
+  it('runs every container unprivileged by default: no escalation, no capabilities, RuntimeDefault seccomp', () => {
+    expect(container.securityContext).toEqual({
+      privileged: false,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
     });
+    expect(pod.spec!.securityContext).toEqual({ seccompProfile: { type: 'RuntimeDefault' } });
+    const netAdmin = builder({ KPM_ALLOWED_CAPABILITIES: 'NET_ADMIN' }).pod(readout, context, {});
+    expect(netAdmin.spec!.containers[0].securityContext!.capabilities).toEqual({
+      drop: ['ALL'],
+      add: ['NET_ADMIN'],
+    });
+  });
+
+  it.each([
+    ['asked and allowed', 'true', { KPM_ALLOW_PRIVILEGED: 'true' }, true],
+    ['asked, not allowed', 'true', {}, false],
+    ['allowed, not asked', 'false', { KPM_ALLOW_PRIVILEGED: 'true' }, false],
+  ])('is privileged only when asked and allowed: %s', (_, ask, env, privileged) => {
+    const [asking] = planProcesses('cmd-2', [
+      { ...readout.spec, uuid: undefined, annotations: { 'drunc.daq/privileged': ask } },
+    ]);
+    const built = builder(env).pod(asking, context, {});
+    expect(built.spec!.containers[0].securityContext!.privileged).toBe(privileged);
+    expect(built.spec!.securityContext).toEqual(
+      privileged ? undefined : { seccompProfile: { type: 'RuntimeDefault' } },
+    );
   });
 
   it('builds a headless Service on the discovery port, owned by the pod', () => {

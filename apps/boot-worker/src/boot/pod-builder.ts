@@ -10,10 +10,14 @@ import type {
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
+import { currentTraceparent } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import type { KpmLabels } from '@kpm/kube';
 import type { PlannedProcess } from './planned-process';
+import { containerSecurityContext, podSecurityContext } from './pod-policy';
+import { readinessProbe } from './readiness-probe';
 import { bootScript } from './shell-command';
+import { ownedByPod } from './pod-owner';
 
 export interface BootContext {
   session: string;
@@ -63,6 +67,9 @@ export class PodBuilder {
 
   pod(process: PlannedProcess, context: BootContext, placement: PodPlacement): V1Pod {
     const { spec } = process;
+    // The validator refused the ask without permission; the builder checks again all the same.
+    const privileged =
+      asksPrivileged(process, this.labels) && this.settings.podManagement.allowPrivileged;
     const { volumes, mounts } = this.mounts(process, context.user);
     const container: V1Container = {
       name: spec.name,
@@ -78,7 +85,8 @@ export class PodBuilder {
       lifecycle: PRE_STOP_ROLES.has(process.role)
         ? { preStop: { exec: { command: ['/bin/sh', '-c', 'kill -QUIT 1'] } } }
         : undefined,
-      securityContext: asksPrivileged(process, this.labels) ? { privileged: true } : undefined,
+      securityContext: containerSecurityContext(privileged, this.settings.podManagement),
+      readinessProbe: readinessProbe(process, this.settings.podManagement),
     };
     return {
       apiVersion: 'v1',
@@ -91,11 +99,13 @@ export class PodBuilder {
           ...spec.annotations,
           [this.labels.specAnnotation]: JSON.stringify(spec),
           [this.labels.commandAnnotation]: context.commandId,
+          ...traceAnnotation(this.labels),
         },
         finalizers: [this.labels.terminationFinalizer],
       },
       spec: {
         restartPolicy: 'Never',
+        securityContext: podSecurityContext(privileged),
         terminationGracePeriodSeconds: this.settings.podManagement.killTimeoutSeconds,
         containers: [container],
         volumes: volumes.length > 0 ? volumes : undefined,
@@ -105,6 +115,13 @@ export class PodBuilder {
           : undefined,
       },
     };
+  }
+
+  /** The pod mounts a host path or runs privileged: what Pod Security `baseline` forbids. */
+  needsHostAccess(process: PlannedProcess, user: string): boolean {
+    const privileged =
+      asksPrivileged(process, this.labels) && this.settings.podManagement.allowPrivileged;
+    return privileged || this.mounts(process, user).volumes.length > 0;
   }
 
   /** The headless Service for drunc's discovery, owned by `pod` so it goes with it. */
@@ -124,16 +141,7 @@ export class PodBuilder {
           [this.labels.session]: labels[this.labels.session],
           [this.labels.app]: name,
         },
-        ownerReferences: [
-          {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            name,
-            uid: pod.metadata!.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: ownedByPod(pod),
       },
       spec: {
         clusterIP: 'None',
@@ -204,4 +212,10 @@ export class PodBuilder {
       })),
     };
   }
+}
+
+/** The command's trace on the pod, so the watcher's termination record carries it too. */
+function traceAnnotation(labels: KpmLabels): Record<string, string> {
+  const traceparent = currentTraceparent();
+  return traceparent ? { [labels.traceAnnotation]: traceparent } : {};
 }

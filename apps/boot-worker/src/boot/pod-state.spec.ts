@@ -37,6 +37,18 @@ describe('isAlive: a process whose name a new boot may not take', () => {
   ])('%s: %s', (_, p, alive) => {
     expect(isAlive(p, FATAL)).toBe(alive);
   });
+
+  it.each<[string, number, boolean]>([
+    ['within the watcher', 30, true],
+    ['after the watcher', 5, false],
+  ])(
+    "failing to pull %s's image-pull grace: the same verdict as the watcher's",
+    (_, grace, alive) => {
+      const started = { ...badImage, startTime: new Date('2026-11-22T10:00:00Z') };
+      const now = new Date('2026-11-22T10:00:10Z');
+      expect(isAlive(pod(started), FATAL, { graceSeconds: grace, now })).toBe(alive);
+    },
+  );
 });
 
 describe('isReady', () => {

@@ -4,11 +4,15 @@
  * watcher's list (`watcher.fatalWaitingReasons`), so both services agree on what has ended.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { hasPodEnded } from '@kpm/kube';
+import { hasPodEnded, type ImagePullGrace } from '@kpm/kube';
 
 /** Running and not being deleted: a process whose name a new boot may not take. */
-export function isAlive(pod: V1Pod, fatalReasons: ReadonlySet<string>): boolean {
-  return !pod.metadata?.deletionTimestamp && !hasPodEnded(pod, fatalReasons);
+export function isAlive(
+  pod: V1Pod,
+  fatalReasons: ReadonlySet<string>,
+  imagePull?: ImagePullGrace,
+): boolean {
+  return !pod.metadata?.deletionTimestamp && !hasPodEnded(pod, fatalReasons, imagePull);
 }
 
 export function isReady(pod: V1Pod | undefined): boolean {

@@ -31,6 +31,7 @@ function fakeCluster(
   const cluster = {
     labels,
     fatal: new Set(['ErrImagePull']),
+    imagePull: () => ({ graceSeconds: 0, now: new Date() }),
     pods: {
       create: (_ns: string, pod: V1Pod) => {
         calls.push(`create ${pod.metadata!.name}`);

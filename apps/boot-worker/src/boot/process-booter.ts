@@ -4,7 +4,7 @@
  * connection server and the root controller waits until the pod is Ready, as drunc does.
  */
 import { Logger } from '@nestjs/common';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { KpmSettings } from '@kpm/config';
 import { failureOf, hasPodEnded, podEnding } from '@kpm/kube';
 import type { BootWorkerMetrics } from '../boot-worker-metrics';
@@ -13,7 +13,9 @@ import { checkStopping } from '../commands/command-context';
 import type { PlannedProcess } from './planned-process';
 import { waitPreviousPodGone } from './previous-pod';
 import type { BootContext, PodBuilder, PodPlacement } from './pod-builder';
+import { nodePortService } from './node-port-service';
 import { isAlive, isReady } from './pod-state';
+import { isConnectionServer } from './ready-wait';
 
 export interface BootFailure {
   ok: false;
@@ -59,7 +61,12 @@ export class ProcessBooter {
       options.signal,
     );
     if (!created.ok) return created;
-    await this.ensureService(created.pod);
+    await this.ensureService(created.pod, this.builder.service(created.pod));
+    const { connectionServerName } = this.settings.podManagement;
+    const nodePort = isConnectionServer(process, connectionServerName)
+      ? nodePortService(created.pod, this.cluster.labels, this.settings.podManagement)
+      : undefined;
+    if (nodePort) await this.ensureService(created.pod, nodePort);
     return options.waitReady ? this.waitReady(created.pod, options.signal) : created;
   }
 
@@ -115,7 +122,7 @@ export class ProcessBooter {
       if (!existing) continue; // gone meanwhile, or not kpm's: try once more, then report
       if (existing.metadata?.labels?.[this.cluster.labels.uuid] === process.uuid)
         return { ok: true, pod: existing };
-      if (isAlive(existing, this.cluster.fatal)) {
+      if (isAlive(existing, this.cluster.fatal, this.cluster.imagePull())) {
         const other = existing.metadata?.labels?.[this.cluster.labels.uuid];
         return fail('NameTaken', `pod ${namespace}/${name} runs another process (uuid ${other})`);
       }
@@ -129,13 +136,13 @@ export class ProcessBooter {
   }
 
   /** drunc logs a failed Service and carries on: the process runs, only discovery lacks. */
-  private async ensureService(pod: V1Pod): Promise<void> {
+  private async ensureService(pod: V1Pod, service: V1Service): Promise<void> {
     try {
-      await this.cluster.services.ensure(pod.metadata!.namespace!, this.builder.service(pod));
+      await this.cluster.services.ensure(pod.metadata!.namespace!, service);
     } catch (error) {
       const { reason, message } = failureOf(error);
       this.logger.warn(
-        `headless service for ${pod.metadata!.namespace}/${pod.metadata!.name}: ${reason}: ${message}`,
+        `service ${pod.metadata!.namespace}/${service.metadata!.name}: ${reason}: ${message}`,
       );
     }
   }
@@ -145,7 +152,7 @@ export class ProcessBooter {
     const fatalReasons = this.cluster.fatal;
     const last = await this.cluster.waitPod(
       pod,
-      (p) => isReady(p) || hasPodEnded(p, fatalReasons),
+      (p) => isReady(p) || hasPodEnded(p, fatalReasons, this.cluster.imagePull()),
       timeoutS * 1000,
       signal,
     );
@@ -153,7 +160,7 @@ export class ProcessBooter {
     if (isReady(last)) return { ok: true, pod: last! };
     const where = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
     if (!last) return fail('PodDeleted', `pod ${where} was deleted before it became Ready`);
-    const ending = podEnding({ pod: last, fatalReasons });
+    const ending = podEnding({ pod: last, fatalReasons, imagePull: this.cluster.imagePull() });
     if (ending.ended && ending.fatalWait) {
       const { reason, status } = ending.fatalWait;
       return fail(reason, `pod ${where}: ${status.state?.waiting?.message ?? reason}`);

@@ -1,6 +1,6 @@
 import type { Role } from '@kpm/contracts';
 import type { PlannedProcess } from './planned-process';
-import { isConnectionServer, waitsForReady } from './ready-wait';
+import { bootStages, isConnectionServer, waitsForReady } from './ready-wait';
 
 const SERVER = 'local-connection-server';
 
@@ -26,5 +26,23 @@ describe('ready wait', () => {
   ])('%s: connection server %s, waits for Ready %s', (_, process, server, waits) => {
     expect(isConnectionServer(process, SERVER)).toBe(server);
     expect(waitsForReady(process, SERVER)).toBe(waits);
+  });
+
+  it.each<[string, PlannedProcess, number]>([
+    ['the local connection server first', planned(SERVER, 'infrastructure-applications'), 0],
+    ['the root controller second', planned('root', 'root-controller'), 1],
+    ['a segment controller with the rest', planned('seg', 'segment-controller'), -1],
+    ['an application with the rest', planned('ru-01', 'application'), -1],
+    ['a root controller named as the server: first', planned(SERVER, 'root-controller'), 0],
+  ])("drunc's boot order: %s", (_, process, stage) => {
+    expect(bootStages(SERVER).findIndex((s) => s.selects(process))).toBe(stage);
+    expect(bootStages(SERVER).filter((s) => s.selects(process)).length).toBeLessThanOrEqual(1);
+  });
+
+  it('names what failed for the processes after it', () => {
+    expect(bootStages(SERVER).map((s) => [s.what, s.failureCode])).toEqual([
+      ['local connection server', 'ConnectionServerFailed'],
+      ['root controller', 'RootControllerFailed'],
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import type { KpmSettings } from '@kpm/config';
 import { failureOf } from '@kpm/kube';
 import type { Cluster } from '../cluster';
 import { StopRequested } from '../commands/command-context';
+import { POD_SECURITY_ENFORCE, podSecurityLabels, type PodSecurityLevel } from './pod-policy';
 import { namespaceView } from './session-ownership';
 import type { BootFailure } from './process-booter';
 
@@ -22,9 +23,10 @@ export class SessionNamespace {
     session: string,
     user: string,
     signal: AbortSignal,
+    level: PodSecurityLevel = 'baseline',
   ): Promise<BootFailure | undefined> {
     try {
-      return await this.ensure(current, session, user, signal);
+      return await this.ensure(current, session, user, signal, level);
     } catch (error) {
       if (error instanceof StopRequested) throw error;
       const { reason, message } = failureOf(error);
@@ -41,6 +43,7 @@ export class SessionNamespace {
     session: string,
     user: string,
     signal: AbortSignal,
+    level: PodSecurityLevel,
   ): Promise<BootFailure | undefined> {
     let namespace = current;
     if (namespace?.metadata?.deletionTimestamp) {
@@ -59,8 +62,7 @@ export class SessionNamespace {
       namespace = await this.cluster.namespaces.create(session, {
         [labels.session]: session,
         [labels.user]: user,
-        // drunc's setting: host mounts and privileged processes need the privileged level.
-        'pod-security.kubernetes.io/enforce': 'privileged',
+        ...podSecurityLabels(level),
       });
     }
     const view = namespaceView(namespace, this.cluster.labels);
@@ -73,7 +75,16 @@ export class SessionNamespace {
     if (namespace.metadata?.deletionTimestamp) {
       return fail('NamespaceTerminating', `namespace ${session} is being deleted`);
     }
+    await this.loosenIfNeeded(namespace, level);
     return undefined;
+  }
+
+  /** A later boot that needs host access loosens the level (never tightens: pods run). */
+  private async loosenIfNeeded(namespace: V1Namespace, level: PodSecurityLevel): Promise<void> {
+    const current = namespace.metadata?.labels?.[POD_SECURITY_ENFORCE];
+    if (level === 'privileged' && current !== 'privileged') {
+      await this.cluster.namespaces.setLabels(namespace, podSecurityLabels(level));
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { isEmptyProcessQuery, type FieldError, type ProcessQuery } from '@kpm/co
 import type { Cluster } from '../cluster';
 import { EMPTY_QUERY } from './kill-handler';
 import type { ProcessPod } from './process-pod';
-import { describeMatches, resolveQuery } from './query-resolver';
+import { describeMatches, otherSessions, resolveQuery } from './query-resolver';
 
 type One = { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[] };
 
@@ -11,9 +11,12 @@ export async function selectOne(
   cluster: Pick<Cluster, 'processes'>,
   query: ProcessQuery,
   command: 'restart' | 'logs',
+  subject: string,
 ): Promise<One> {
   if (isEmptyProcessQuery(query)) return { ok: false, errors: [EMPTY_QUERY] };
-  return exactlyOne(resolveQuery(query, await cluster.processes(query.session)), command);
+  const one = exactlyOne(resolveQuery(query, await cluster.processes(query.session)), command);
+  const spanning = one.ok ? otherSessions([one.process], subject) : undefined;
+  return spanning ? { ok: false, errors: [spanning] } : one;
 }
 
 /** restart and logs act on one process: a query selecting none or several is refused, naming them. */

@@ -2,7 +2,7 @@ import { isEmptyProcessQuery, type FieldError, type KillCommand } from '@kpm/con
 import type { Cluster } from '../cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { Killer } from './killer';
-import { resolveQuery } from './query-resolver';
+import { otherSessions, resolveQuery } from './query-resolver';
 
 export const EMPTY_QUERY: FieldError = {
   path: 'query',
@@ -10,7 +10,10 @@ export const EMPTY_QUERY: FieldError = {
     'is empty: it selects no process (give a session, uuids, names or a user; terminate stops a whole session)',
 };
 
-/** `kill`: the processes the query selects, in drunc's stages. Selecting none is not an error. */
+/**
+ * `kill`: the processes the query selects, in drunc's stages. Selecting none is not an error;
+ * selecting processes of another session than the subject is.
+ */
 export class KillHandler {
   constructor(
     private readonly cluster: Cluster,
@@ -21,6 +24,8 @@ export class KillHandler {
     const { query } = command;
     if (isEmptyProcessQuery(query)) return [EMPTY_QUERY];
     const selected = resolveQuery(query, await this.cluster.processes(query.session));
+    const spanning = otherSessions(selected, context.subject);
+    if (spanning) return [spanning];
     await this.killer.kill(
       selected,
       {

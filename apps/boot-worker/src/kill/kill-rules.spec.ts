@@ -3,7 +3,7 @@ import { roleFromTreeId, shutdownStages } from '@kpm/contracts';
 import { KpmLabels } from '@kpm/kube';
 import { planKill, uuidStages } from './kill-plan';
 import { processPodOf, type ProcessPod } from './process-pod';
-import { describeMatches, resolveQuery } from './query-resolver';
+import { describeMatches, otherSessions, resolveQuery } from './query-resolver';
 
 const labels = new KpmLabels('drunc.daq');
 
@@ -104,5 +104,23 @@ describe('planKill', () => {
     expect(uuidStages(planKill([processes[3], processes[3]], timing))).toEqual([
       ['uuid-run-7-ru-01'],
     ]);
+  });
+});
+
+describe('otherSessions (a command acts on its subject’s session)', () => {
+  it.each<[string, string[], string, string | undefined]>([
+    ['all of the subject’s session', ['run-7/ru-01', 'run-7/ru-02'], 'run-7', undefined],
+    ['nothing selected', [], 'run-7', undefined],
+    [
+      'one of another session',
+      ['run-7/ru-01', 'run-8/ru-01'],
+      'run-7',
+      'selects processes of other sessions than the command\'s subject "run-7": ru-01 (run-8); a command acts on one session, send one per session',
+    ],
+  ])('%s', (_, selected, subject, message) => {
+    const pods = processes.filter((p) => selected.includes(`${p.session}/${p.name}`));
+    expect(otherSessions(pods, subject)).toEqual(
+      message === undefined ? undefined : { path: 'query', message },
+    );
   });
 });

@@ -21,7 +21,7 @@ export class LogsHandler {
   ) {}
 
   async handle(command: LogsCommand, context: CommandContext): Promise<FieldError[]> {
-    const one = await selectOne(this.cluster, command.query, 'logs');
+    const one = await selectOne(this.cluster, command.query, 'logs', context.subject);
     if (!one.ok) return one.errors;
     const tailLines = command.tailLines ?? 100;
     let lines: string[];

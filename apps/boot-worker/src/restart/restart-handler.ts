@@ -10,7 +10,9 @@ import {
   type FieldError,
   type RestartCommand,
 } from '@kpm/contracts';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { KpmSettings } from '@kpm/config';
+import { bootPolicyOf, validateBoot } from '../boot/boot-validator';
 import type { Cluster } from '../cluster';
 import type { PlannedProcess } from '../boot/planned-process';
 import type { PodBuilder } from '../boot/pod-builder';
@@ -24,7 +26,13 @@ import type { ProcessFacts } from '../facts/process-facts';
 import { selectOne } from '../kill/exactly-one';
 import type { Killer, KillRequest } from '../kill/killer';
 import type { ProcessPod } from '../kill/process-pod';
-import { restartLabel, restartRecord, targetOf, type RestartTarget } from './restart-record';
+import {
+  isTrustedRecord,
+  restartLabel,
+  restartRecord,
+  targetOf,
+  type RestartTarget,
+} from './restart-record';
 
 type Found =
   { ok: true; target: RestartTarget; old?: ProcessPod } | { ok: false; errors: FieldError[] };
@@ -42,11 +50,17 @@ export class RestartHandler {
 
   async handle(command: RestartCommand, context: CommandContext): Promise<FieldError[]> {
     const { labels, records } = this.cluster;
-    const [record] = await records.list(restartLabel(labels, context.commandId));
+    const [record] = await this.trusted(
+      await records.list(restartLabel(labels, context.commandId)),
+    );
     const recorded = record && targetOf(record, labels);
-    const found = recorded ? await this.fromRecord(recorded) : await this.fromQuery(command);
+    const found = recorded
+      ? await this.fromRecord(recorded)
+      : await this.fromQuery(command, context.subject);
     if (!found.ok) return found.errors;
     const { target, old } = found;
+    const refused = this.policyErrors(target);
+    if (refused.length > 0) return refused;
     const request: KillRequest = { kind: 'restart', session: target.session };
     if (old?.commandId === context.commandId) {
       // Restarted already (this is a redelivery): the facts again, with the same ids.
@@ -61,14 +75,45 @@ export class RestartHandler {
     return [];
   }
 
+  /**
+   * Restart records only from kpm's own namespaces, owned by the user the record names: anyone
+   * who can write a ConfigMap elsewhere could otherwise forge one, labels and all.
+   */
+  private async trusted(found: V1ConfigMap[]): Promise<V1ConfigMap[]> {
+    const out: V1ConfigMap[] = [];
+    for (const record of found) {
+      const name = record.metadata?.namespace;
+      const namespace = name ? await this.cluster.namespaces.read(name) : undefined;
+      if (isTrustedRecord(record, namespace, this.cluster.labels)) out.push(record);
+    }
+    return out;
+  }
+
+  /** The stored spec through the same policy a boot passes (it may predate today's settings). */
+  private policyErrors(target: RestartTarget): FieldError[] {
+    const process = this.planned(target);
+    const errors = validateBoot(
+      { session: target.session, user: target.user, processes: [process], existing: [] },
+      bootPolicyOf(this.settings, this.cluster.labels),
+    );
+    if (errors.length === 0) return [];
+    const why = errors.map((e) => `${e.path.replace(/^processes\[0\]\.?/, 'spec.')} ${e.message}`);
+    return [
+      {
+        path: 'query',
+        message: `selects ${target.spec.name} (${target.session}), whose stored spec the pod policy refuses now: ${why.join('; ')}`,
+      },
+    ];
+  }
+
   /** A resumed restart: the target from its record, the old pod if it is still there. */
   private async fromRecord(target: RestartTarget): Promise<Found> {
     const old = (await this.cluster.processes(target.session)).find((p) => p.uuid === target.uuid);
     return { ok: true, target, old };
   }
 
-  private async fromQuery(command: RestartCommand): Promise<Found> {
-    const one = await selectOne(this.cluster, command.query, 'restart');
+  private async fromQuery(command: RestartCommand, subject: string): Promise<Found> {
+    const one = await selectOne(this.cluster, command.query, 'restart', subject);
     if (!one.ok) return one;
     const target = this.targetFrom(one.process);
     return target.ok ? { ok: true, target: target.target, old: one.process } : target;

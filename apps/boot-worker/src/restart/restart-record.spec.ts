@@ -1,5 +1,5 @@
 import { KpmLabels } from '@kpm/kube';
-import { restartLabel, restartRecord, targetOf } from './restart-record';
+import { isTrustedRecord, restartLabel, restartRecord, targetOf } from './restart-record';
 
 const labels = new KpmLabels('drunc.daq');
 const target = {
@@ -34,5 +34,36 @@ describe('restart record', () => {
     const record = restartRecord(labels, 'c', target);
     record.data!.spec = '{not json';
     expect(targetOf(record, labels)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'in its own kpm namespace, owned by its user',
+      'run-7',
+      { 'creator.drunc.daq': 'kpm', 'user.drunc.daq': 'alice' },
+      true,
+    ],
+    ['in a namespace kpm did not create', 'run-7', { 'user.drunc.daq': 'alice' }, false],
+    [
+      'in a kpm namespace of another user',
+      'run-7',
+      { 'creator.drunc.daq': 'kpm', 'user.drunc.daq': 'mallory' },
+      false,
+    ],
+    ['in a kpm namespace without owner', 'run-7', { 'creator.drunc.daq': 'kpm' }, false],
+    [
+      'read from another namespace than its own',
+      'run-8',
+      { 'creator.drunc.daq': 'kpm', 'user.drunc.daq': 'alice' },
+      false,
+    ],
+  ])('trusts a record %s: %s', (_, name, nsLabels, trusted) => {
+    const record = restartRecord(labels, 'c', target);
+    const namespace = { metadata: { name, labels: nsLabels } };
+    expect(isTrustedRecord(record, namespace, labels)).toBe(trusted);
+  });
+
+  it('trusts no record without its namespace', () => {
+    expect(isTrustedRecord(restartRecord(labels, 'c', target), undefined, labels)).toBe(false);
   });
 });

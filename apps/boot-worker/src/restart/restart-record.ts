@@ -3,7 +3,7 @@
  * gone its spec annotation is gone too, so a restart redelivered after a crash between the kill
  * and the new pod reads the spec from here. Deleted when the restart has booted.
  */
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import { eventId, type ProcessSpec } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 
@@ -37,6 +37,21 @@ export function restartRecord(
     },
     data: { spec: JSON.stringify(target.spec), user: target.user },
   };
+}
+
+/**
+ * A record is trusted only in a namespace kpm created, owned by the user the record names:
+ * anyone who can write a ConfigMap in another namespace could otherwise forge one, labels and all.
+ */
+export function isTrustedRecord(
+  record: V1ConfigMap,
+  namespace: V1Namespace | undefined,
+  labels: KpmLabels,
+): boolean {
+  if (!namespace || namespace.metadata?.name !== record.metadata?.namespace) return false;
+  const values = namespace.metadata?.labels;
+  const owner = values?.[labels.user];
+  return labels.isOurs(values) && owner !== undefined && owner === record.data?.user;
 }
 
 /** The target a record holds; undefined for a record that is not readable (then it is ignored). */

@@ -1,6 +1,7 @@
 /**
- * Commands the boot-worker answers with one fact: the logs it fetched, or the refusal of a
- * command before anything ran. Either completes the command.
+ * Commands the boot-worker answers with one fact: the logs it fetched, the refusal of a command
+ * before anything ran, or the dead letter of a valid command it gave up on. Each completes the
+ * command.
  */
 import { CommandType, type CommandRejected, type LogsFetched } from '@kpm/contracts';
 import type { Effect } from './effects';
@@ -41,6 +42,33 @@ export function commandRejected(
     status: 'rejected',
     processes: [],
     errors,
+    acceptedAt: time,
+  });
+}
+
+/** A valid command the boot-worker dead-lettered after its retries: what it was, and why. */
+export interface AbandonedCommand {
+  commandId: string;
+  commandType: string;
+  reason: string;
+}
+
+/** A command given up on fails, saying why, whatever of it was already under way. */
+export function commandAbandoned(
+  memory: ShardMemory,
+  abandoned: AbandonedCommand,
+  session: string,
+  time: number,
+): Effect[] {
+  const { commandId, commandType, reason } = abandoned;
+  if (memory.completed.has(commandId)) return [];
+  return memory.complete({
+    commandId,
+    commandType,
+    session,
+    status: 'failed',
+    processes: [],
+    errors: [{ message: `the boot-worker gave up on it: ${reason}` }],
     acceptedAt: time,
   });
 }

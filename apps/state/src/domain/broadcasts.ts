@@ -3,6 +3,7 @@
  * ids derived from what caused them (a re-run after a crash writes the same ids).
  */
 import {
+  boundedText,
   broadcastText,
   commandName,
   eventId,
@@ -12,9 +13,12 @@ import {
   type ProcessLogs,
   type ProcessTerminated,
 } from '@kpm/contracts';
+import { sizedCompletion } from './completion-record';
 import type { BroadcastEffect, Effect } from './effects';
 
 const SERVICE = 'state';
+/** A broadcast's text quotes errors; it stays a line, not a record's worth of text. */
+const MAX_BROADCAST_TEXT_LENGTH = 4096;
 
 export function receivedBroadcast(
   commandId: string,
@@ -76,26 +80,13 @@ export interface CompletionInput {
   logs?: ProcessLogs[];
   acceptedAt?: number;
   completedAt: number;
+  /** A ps page: more processes follow `processes` (docs/design.md §6.6). */
+  paging?: { more: boolean };
 }
 
 /** The completion and its COMMAND_EXECUTION_SUCCESS or _FAILED broadcast. */
 export function completionEffects(input: CompletionInput): Effect[] {
-  const since = input.acceptedAt ?? input.completedAt;
-  const completion: CommandCompleted = {
-    commandId: input.commandId,
-    commandType: input.commandType,
-    session: input.session,
-    status: input.status,
-    processes: input.processes,
-    ...(input.pending ? { pending: input.pending } : {}),
-    ...(input.errors && input.errors.length > 0 ? { errors: input.errors } : {}),
-    ...(input.logs ? { logs: input.logs } : {}),
-    ...(input.acceptedAt !== undefined
-      ? { acceptedAt: new Date(input.acceptedAt).toISOString() }
-      : {}),
-    completedAt: new Date(input.completedAt).toISOString(),
-    durationMs: Math.max(0, input.completedAt - since),
-  };
+  const completion = sizedCompletion(completionFields(input), input.processes, input.paging);
   const ok = input.status === 'succeeded';
   const broadcastType = ok ? 'COMMAND_EXECUTION_SUCCESS' : 'COMMAND_EXECUTION_FAILED';
   const verb = commandName(input.commandType);
@@ -113,8 +104,50 @@ export function completionEffects(input: CompletionInput): Effect[] {
       id: eventId(SERVICE, broadcastType, input.commandId),
       broadcastType,
       session: input.session,
-      text: `${verb} ${input.commandId} ${input.status} in ${completion.durationMs} ms: ${summary}`,
+      text: boundedText(
+        `${verb} ${input.commandId} ${input.status} in ${completion.durationMs} ms: ${summary}`,
+        MAX_BROADCAST_TEXT_LENGTH,
+      ),
+      data: { commandId: input.commandId, commandType: input.commandType, status: input.status },
+    },
+    ...exceptionBroadcast(input, summary),
+  ];
+}
+
+/**
+ * drunc raises a DruncCommandException for a command it refuses or that fails, and its servicer
+ * broadcasts DRUNC_EXCEPTION_RAISED; a kill that ran out of time is not an exception there.
+ */
+function exceptionBroadcast(input: CompletionInput, summary: string): BroadcastEffect[] {
+  if (input.status !== 'failed' && input.status !== 'rejected') return [];
+  const message = `${commandName(input.commandType)} ${input.commandId} ${input.status}: ${summary}`;
+  return [
+    {
+      kind: 'broadcast',
+      id: eventId(SERVICE, 'DRUNC_EXCEPTION_RAISED', input.commandId),
+      broadcastType: 'DRUNC_EXCEPTION_RAISED',
+      session: input.session,
+      text: broadcastText.exception('DruncCommandException', message),
       data: { commandId: input.commandId, commandType: input.commandType, status: input.status },
     },
   ];
+}
+
+/** Every field of the completion but its processes. */
+function completionFields(input: CompletionInput): Omit<CommandCompleted, 'processes'> {
+  const since = input.acceptedAt ?? input.completedAt;
+  return {
+    commandId: input.commandId,
+    commandType: input.commandType,
+    session: input.session,
+    status: input.status,
+    ...(input.pending ? { pending: input.pending } : {}),
+    ...(input.errors && input.errors.length > 0 ? { errors: input.errors } : {}),
+    ...(input.logs ? { logs: input.logs } : {}),
+    ...(input.acceptedAt !== undefined
+      ? { acceptedAt: new Date(input.acceptedAt).toISOString() }
+      : {}),
+    completedAt: new Date(input.completedAt).toISOString(),
+    durationMs: Math.max(0, input.completedAt - since),
+  };
 }

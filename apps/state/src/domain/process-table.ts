@@ -6,6 +6,7 @@
 import type { ProcessInstance, ProcessQuery, ProcessTerminated } from '@kpm/contracts';
 import { deadInstance, instanceFromTermination, mergeBooted } from './process-view';
 import { instanceMatcher } from './query-match';
+import { compareSortKeys, sortKeyOf } from './ps-pages';
 
 export class ProcessTable {
   private readonly instances = new Map<string, ProcessInstance>();
@@ -79,13 +80,7 @@ export class ProcessTable {
   }
 }
 
-/** Session, then name, then uuid: how operators read a table. */
+/** Session, then name, then uuid: how operators read a table (and how ps pages). */
 export function byName(a: ProcessInstance, b: ProcessInstance): number {
-  const am = a.description.metadata;
-  const bm = b.description.metadata;
-  return (
-    am.session.localeCompare(bm.session) ||
-    am.name.localeCompare(bm.name) ||
-    a.uuid.localeCompare(b.uuid)
-  );
+  return compareSortKeys(sortKeyOf(a), sortKeyOf(b));
 }

@@ -347,6 +347,26 @@ describe('StateShard: rejected, logs, ps and flush', () => {
     expect(h.broadcasts('COMMAND_RECEIVED').map((b) => b.id)).toHaveLength(2);
   });
 
+  it('answers ps in pages of at most limit, with a cursor while more follow', () => {
+    const many = Array.from({ length: 7 }, (_, i) => `ru-${i}`);
+    const h = new Harness().feed(
+      bootAccepted('boot-7', many),
+      ...many.map((n) => booted('boot-7', n)),
+    );
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 1; page <= 3; page++) {
+      h.feed(
+        command(CommandType.ps, `ps-${page}`, {}, { limit: 3, ...(cursor ? { cursor } : {}) }),
+      );
+      const answer = h.completions().find((c) => c.commandId === `ps-${page}`)!;
+      seen.push(...answer.processes.map((p) => p.description.metadata.name));
+      cursor = answer.nextCursor;
+    }
+    expect(seen).toEqual(many);
+    expect(cursor).toBeUndefined();
+  });
+
   it('flush forgets DEAD processes only, with tombstones', () => {
     const h = new Harness().feed(
       ...bootAll(),

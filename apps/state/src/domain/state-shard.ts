@@ -12,7 +12,12 @@
  * answered-commands; shard-memory holds what they share.
  */
 import { CommandType, ProcessEventType, TerminationType, type KpmEvent } from '@kpm/contracts';
-import { commandRejected, logsFetched } from './answered-commands';
+import {
+  commandAbandoned,
+  commandRejected,
+  logsFetched,
+  type AbandonedCommand,
+} from './answered-commands';
 import { acceptBoot, bootFact, processBooted } from './boot-progress';
 import { receivedBroadcast } from './broadcasts';
 import type { Effect } from './effects';
@@ -114,6 +119,11 @@ export class StateShard {
     return this.received(commandId, commandType, session);
   }
 
+  /** A valid command the boot-worker dead-lettered: it completes as failed (docs/design.md §6.6). */
+  abandonedCommand(abandoned: AbandonedCommand, session: string, time: number): Effect[] {
+    return commandAbandoned(this.memory, abandoned, session, time);
+  }
+
   /** Kills whose `timeoutSeconds` passed complete as timed_out with what is still pending. */
   expire(): Effect[] {
     return expireKills(this.memory);
@@ -128,5 +138,17 @@ function tableCommand(
   event: KpmEvent<typeof CommandType.ps | typeof CommandType.flush>,
   time: number,
 ): TableCommand {
-  return { commandId: event.id, session: event.subject ?? '', query: event.data.query, time };
+  const command = {
+    commandId: event.id,
+    session: event.subject ?? '',
+    query: event.data.query,
+    time,
+  };
+  if (event.type !== CommandType.ps) return command;
+  const { limit, cursor } = event.data;
+  return {
+    ...command,
+    ...(typeof limit === 'number' ? { limit } : {}),
+    ...(cursor ? { cursor } : {}),
+  };
 }

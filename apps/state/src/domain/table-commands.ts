@@ -6,17 +6,20 @@
 import { CommandType, type ProcessInstance, type ProcessQuery } from '@kpm/contracts';
 import { receivedBroadcast, startBroadcast } from './broadcasts';
 import type { Effect } from './effects';
+import { psPage } from './ps-pages';
 import type { ShardMemory } from './shard-memory';
 
 /** Answers ps across the table(s) this replica knows; a lone shard answers from its own. */
 export type ProcessDirectory = (query: ProcessQuery) => ProcessInstance[];
 
-/** A ps or flush as it arrived: its id, session, query and CloudEvent time. */
+/** A ps or flush as it arrived: its id, session, query and CloudEvent time; ps's page. */
 export interface TableCommand {
   commandId: string;
   session: string;
   query: ProcessQuery;
   time: number;
+  limit?: number;
+  cursor?: string;
 }
 
 export function answerPs(
@@ -26,8 +29,10 @@ export function answerPs(
 ): Effect[] {
   const received = memory.publish([receivedBroadcast(ps.commandId, CommandType.ps, ps.session)]);
   if (memory.completed.has(ps.commandId)) return received;
-  const processes = directory ? directory(ps.query) : memory.book.table.select(ps.query);
-  return [...received, ...succeed(memory, ps, CommandType.ps, 'listing processes', processes, [])];
+  const sorted = directory ? directory(ps.query) : memory.book.table.select(ps.query);
+  const page = psPage(sorted, ps.cursor, ps.limit);
+  const detail = 'listing processes';
+  return [...received, ...succeed(memory, ps, CommandType.ps, detail, page.processes, [], page)];
 }
 
 /** Forgets DEAD processes of the command's session that the query selects. */
@@ -49,6 +54,7 @@ function succeed(
   detail: string,
   processes: ProcessInstance[],
   effects: Effect[],
+  paging?: { more: boolean },
 ): Effect[] {
   const { commandId, session, time } = command;
   return [
@@ -61,6 +67,7 @@ function succeed(
       status: 'succeeded',
       processes,
       acceptedAt: time,
+      ...(paging ? { paging } : {}),
     }),
   ];
 }

@@ -16,30 +16,22 @@ import {
   MAX_REGEX_LENGTH,
   PROCESS_STATUSES,
   toFieldErrors,
-  unsafeRegexReason,
+  namePatternError,
   type ProcessStatus,
 } from '@kpm/contracts';
 import { IsDnsLabel, IsUserName } from '@kpm/contracts/validation/rules';
 
-/** A regex the query may run: valid and without catastrophic backtracking. */
-function IsSafeRegex(): PropertyDecorator {
+/** A name pattern the linear-time engine can run, as in a command's ProcessQuery. */
+function IsNamePattern(): PropertyDecorator {
   return ValidateBy({
-    name: 'isSafeRegex',
+    name: 'isNamePattern',
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && regexProblem(value) === undefined,
+      validate: (value: unknown) =>
+        typeof value === 'string' && namePatternError(value) === undefined,
       defaultMessage: (args) =>
-        `regular expression ${JSON.stringify(args?.value)} ${regexProblem(String(args?.value))}`,
+        `regular expression ${JSON.stringify(args?.value)} ${namePatternError(String(args?.value))}`,
     },
   });
-}
-
-function regexProblem(pattern: string): string | undefined {
-  try {
-    new RegExp(pattern);
-  } catch (error) {
-    return `is not valid: ${(error as Error).message}`;
-  }
-  return unsafeRegexReason(pattern);
 }
 
 /** `GET /v1/processes?session&user&name&uuid&status` */
@@ -52,11 +44,11 @@ export class ProcessesQuery {
   @IsUserName()
   user?: string;
 
-  /** A regex searched in the name, like drunc's `re.search`. */
+  /** An RE2 pattern searched in the name, like drunc's `re.search`. */
   @IsOptional()
   @IsString()
   @MaxLength(MAX_REGEX_LENGTH)
-  @IsSafeRegex()
+  @IsNamePattern()
   name?: string;
 
   @IsOptional()

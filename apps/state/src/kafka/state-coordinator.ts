@@ -6,6 +6,7 @@
  * ProcessDirectory.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { withTrace } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import {
   type CommittedOffsets,
@@ -19,10 +20,11 @@ import { Broadcaster, KAFKA_CLIENT } from '@kpm/service-kit';
 import type { Effect } from '../domain/effects';
 import { StateShard, type OpenCommand } from '../domain/state-shard';
 import { StateView } from '../view/state-view';
+import { CommandTraces } from './command-traces';
 import { DeadlineTimers } from './deadline-timers';
 import { EffectRecords } from './effect-records';
 import { ProcessDirectory } from './process-directory';
-import { ShardInput } from './shard-input';
+import { ShardInput, type ShardStep } from './shard-input';
 import { ShardRestore } from './shard-restore';
 import { StateMetrics } from './state-metrics';
 
@@ -35,6 +37,7 @@ export class StateCoordinator implements PartitionStateHandler {
   private readonly timers: DeadlineTimers;
   private readonly input: ShardInput;
   private readonly restorer: ShardRestore;
+  private readonly traces = new CommandTraces();
 
   constructor(
     @Inject(KpmSettings) settings: KpmSettings,
@@ -49,7 +52,7 @@ export class StateCoordinator implements PartitionStateHandler {
     this.directory = new ProcessDirectory(this.shards, view);
     this.timers = new DeadlineTimers(
       (p) => this.shards.get(p),
-      (p, shard) => this.publish(p, shard.expire()),
+      (p, shard) => this.publishTraced(p, { effects: shard.expire() }),
     );
     this.input = new ShardInput(settings, groupId);
     this.restorer = new ShardRestore(settings, kafka, groupId);
@@ -104,7 +107,9 @@ export class StateCoordinator implements PartitionStateHandler {
     if (!shard) throw new Error(`partition ${partition} is not restored`);
     const out: TransactionalRecord[] = [];
     for (const record of records) {
-      out.push(...this.publish(partition, this.input.apply(shard, record, out)));
+      const step = this.input.apply(shard, record, out);
+      this.traces.remember(partition, step.commandId, step.traceparent);
+      out.push(...this.publishTraced(partition, step));
     }
     this.timers.arm(partition);
     return out;
@@ -112,7 +117,17 @@ export class StateCoordinator implements PartitionStateHandler {
 
   release(partition: number): void {
     this.shards.delete(partition);
+    this.traces.release(partition);
     this.timers.clear(partition);
+  }
+
+  /** What a record caused carries its command's trace, else the record's (docs/design.md §3.4). */
+  private publishTraced(partition: number, step: ShardStep): TransactionalRecord[] {
+    return step.effects.flatMap((effect) =>
+      withTrace(this.traces.traceOf(partition, effect, step.traceparent), () =>
+        this.publish(partition, [effect]),
+      ),
+    );
   }
 
   /** Effects as records, counted in the metrics. */

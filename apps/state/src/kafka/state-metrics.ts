@@ -1,6 +1,7 @@
 /** Prometheus metrics of the state service, on the service kit's registry. */
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { typeLabel } from '@kpm/contracts';
 import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
 
@@ -58,7 +59,8 @@ export class StateMetrics {
       if (effect.kind === 'completion') {
         this.completions.inc({
           status: effect.completion.status,
-          command: effect.completion.commandType,
+          // A rejected command's type is the sender's text: an unknown one is a fixed label value.
+          command: typeLabel(effect.completion.commandType),
         });
       } else if (
         effect.kind === 'broadcast' &&

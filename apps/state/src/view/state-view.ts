@@ -43,6 +43,10 @@ export interface ViewRow {
   shard?: number;
 }
 
+/** A row of the table as it changed: the new instance, or `gone` when flushed. */
+export type RowChange =
+  { kind: 'upsert'; instance: ProcessInstance } | { kind: 'gone'; uuid: string };
+
 export interface SessionCounts {
   session: string;
   running: number;
@@ -57,6 +61,8 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly rows = new Map<string, ViewRow>();
   private readonly completions = new Map<string, CommandCompleted>();
   readonly events = new Subject<ViewEvent>();
+  /** Every change of the table, in topic order, for views that follow it incrementally. */
+  readonly rowChanges = new Subject<RowChange>();
   private follower?: TopicFollower;
   /** Partitions of the history topics still being read; undefined until the read started. */
   private catchingUp?: number;
@@ -111,6 +117,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     this.closed = true;
     await this.follower?.stop();
     this.events.complete();
+    this.rowChanges.complete();
   }
 
   completion(commandId: string): CommandCompleted | undefined {
@@ -165,7 +172,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private takeProcess(record: InboundRecord): void {
     if (record.key === null) return;
     if (record.value === null) {
-      this.rows.delete(record.key);
+      if (this.rows.delete(record.key)) this.rowChanges.next({ kind: 'gone', uuid: record.key });
       return;
     }
     const parsed = parseRecord(record.value, {
@@ -178,6 +185,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
       instance: parsed.event.data,
       shard: shard === undefined ? undefined : Number(shard),
     });
+    this.rowChanges.next({ kind: 'upsert', instance: parsed.event.data });
   }
 
   private reportCatchUp(remaining: number): void {

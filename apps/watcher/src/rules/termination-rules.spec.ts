@@ -86,7 +86,7 @@ describe('terminalVerdict: whether a pod ended is podEnding (libs/kube)', () => 
 });
 
 describe('terminalVerdict: exit codes', () => {
-  it('takes exit 0 Completed from the main container', () => {
+  it("takes exit 0 from the main container, named drunc's GracefulShutdown", () => {
     expect(
       verdict(
         pod({ phase: 'Succeeded', containerStatuses: [terminated(0, { reason: 'Completed' })] }),
@@ -94,7 +94,7 @@ describe('terminalVerdict: exit codes', () => {
     ).toEqual({
       terminal: true,
       exitCode: 0,
-      reason: 'Completed',
+      reason: 'GracefulShutdown',
       phase: 'Succeeded',
       startedAt: '2026-11-22T10:00:00.000Z',
       finishedAt: '2026-11-22T10:00:05.000Z',
@@ -149,9 +149,9 @@ describe('terminalVerdict: exit codes', () => {
     });
   });
 
-  it('names a missing reason after the code', () => {
+  it('names a missing reason after the code, and any Succeeded pod GracefulShutdown', () => {
     expect(verdict(pod({ phase: 'Succeeded', containerStatuses: [terminated(0)] }))).toMatchObject({
-      reason: 'Completed',
+      reason: 'GracefulShutdown',
     });
     expect(verdict(pod({ phase: 'Failed', containerStatuses: [terminated(2)] }))).toMatchObject({
       reason: 'Error',
@@ -202,11 +202,11 @@ describe('terminalVerdict: exit codes', () => {
     expect(verdict(p)).toMatchObject({ exitCode: 6 });
   });
 
-  it('gives Succeeded without statuses 0 Completed', () => {
+  it('gives Succeeded without statuses 0 GracefulShutdown', () => {
     expect(verdict(pod({ phase: 'Succeeded' }))).toEqual({
       terminal: true,
       exitCode: 0,
-      reason: 'Completed',
+      reason: 'GracefulShutdown',
       phase: 'Succeeded',
     });
   });

@@ -9,6 +9,7 @@ import type { ContainerType } from '@kpm/contracts';
 import {
   podEnding,
   type FatalWait,
+  type ImagePullGrace,
   type PodEndCause,
   type PodEnding,
   type PodEventType,
@@ -42,6 +43,10 @@ export type Verdict = TerminalVerdict | { terminal: false };
 
 const NOT_TERMINAL: Verdict = { terminal: false };
 
+/** drunc's reasons: a pod that Succeeded, and one deleted after it ran. */
+export const GRACEFUL_SHUTDOWN = 'GracefulShutdown';
+export const POD_DELETED = 'PodDeleted';
+
 type PodFacts = Pick<TerminationFailureDetail, 'podReason' | 'podMessage'>;
 
 /**
@@ -52,11 +57,13 @@ export function terminalVerdict(
   pod: V1Pod,
   eventType: PodEventType,
   fatalWaitingReasons: ReadonlySet<string>,
+  imagePull?: ImagePullGrace,
 ): Verdict {
   const ending = podEnding({
     pod,
     fatalReasons: fatalWaitingReasons,
     removed: eventType === 'DELETED',
+    imagePull,
   });
   return ending.ended ? exitOf(pod, ending) : NOT_TERMINAL;
 }
@@ -68,10 +75,11 @@ export function terminalVerdict(
 function exitOf(pod: V1Pod, ending: Extract<PodEnding, { ended: true }>): TerminalVerdict {
   const phase = pod.status?.phase ?? 'Unknown';
   const podFacts: PodFacts = { podReason: pod.status?.reason, podMessage: pod.status?.message };
-  return (
+  const verdict =
     containerExit(pod, phase, podFacts) ??
-    exitOfCause(pod, phase, podFacts, ending.cause, ending.fatalWait)
-  );
+    exitOfCause(pod, phase, podFacts, ending.cause, ending.fatalWait);
+  // drunc's watcher names every pod that Succeeded a graceful shutdown, whatever the kubelet said.
+  return ending.cause === 'succeeded' ? { ...verdict, reason: GRACEFUL_SHUTDOWN } : verdict;
 }
 
 function containerExit(pod: V1Pod, phase: string, podFacts: PodFacts): TerminalVerdict | undefined {
@@ -95,14 +103,14 @@ function exitOfCause(
 ): TerminalVerdict {
   switch (cause) {
     case 'succeeded':
-      return { terminal: true, exitCode: 0, reason: 'Completed', phase };
+      return { terminal: true, exitCode: 0, reason: GRACEFUL_SHUTDOWN, phase };
     case 'fatal-wait':
       return fatalExit(phase, podFacts, fatal!);
     case 'deleted': {
       const ran = (pod.status?.containerStatuses ?? []).some(
         (status) => status.state?.running || terminatedState(status),
       );
-      const reason = ran ? 'PodDeleted' : 'DeletedBeforeStart';
+      const reason = ran ? POD_DELETED : 'DeletedBeforeStart';
       return { terminal: true, exitCode: -1, reason, phase, failure: withoutEmpty(podFacts) };
     }
     case 'failed':

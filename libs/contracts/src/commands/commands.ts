@@ -11,6 +11,7 @@ import {
   IsBoolean,
   IsInt,
   IsOptional,
+  Matches,
   Max,
   Min,
   ValidateNested,
@@ -116,8 +117,29 @@ export class RestartCommand extends QueryCommand {}
 /** Forget DEAD processes (state only). */
 export class FlushCommand extends QueryCommand {}
 
-/** List processes, answered by the state service from its table. */
-export class PsCommand extends QueryCommand {}
+/**
+ * Where a ps page starts: after the process `<session>/<name>/<uuid>`, the sort key (session,
+ * name, uuid) of the last process of the previous page, as its completion's `nextCursor` says.
+ */
+export const PS_CURSOR = /^[a-z0-9-]{1,63}\/[a-z0-9-]{1,63}\/[0-9a-f-]{36}$/;
+
+/**
+ * List processes, answered by the state service from its table in pages of at most `limit`
+ * (default 1000), sorted by session, name and uuid; a completion with `nextCursor` has more.
+ */
+export class PsCommand extends QueryCommand {
+  @IsOptional()
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(LIMITS.maxPsLimit, { message: `must be at most ${LIMITS.maxPsLimit}` })
+  limit?: number;
+
+  @IsOptional()
+  @Matches(PS_CURSOR, {
+    message: 'must be the nextCursor of a ps completion: <session>/<name>/<uuid>',
+  })
+  cursor?: string;
+}
 
 /** The last `tailLines` lines of one process's log. */
 export class LogsCommand extends QueryCommand {

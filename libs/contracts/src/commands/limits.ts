@@ -12,6 +12,9 @@ export const LIMITS = {
   maxGracePeriodSeconds: 3600,
   /** One day: a command that has not completed by then never will. */
   maxTimeoutSeconds: 86400,
+  /** ps answers in pages (docs/design.md §6.6): at most this many processes per page. */
+  defaultPsLimit: 1000,
+  maxPsLimit: 10000,
   defaultTailLines: 100,
   maxTailLines: 10000,
 } as const;

@@ -50,7 +50,7 @@ describe('processQueryMatcher', () => {
 
   it('throws naming the pattern when given one validation would have refused', () => {
     expect(() => processQueryMatcher({ names: ['ru', '('] })).toThrow(
-      /^ProcessQuery names\[1\]: regular expression "\(" does not compile/,
+      /^ProcessQuery names\[1\]: regular expression "\(" is not valid RE2 syntax/,
     );
   });
 });

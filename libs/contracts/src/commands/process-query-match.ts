@@ -8,6 +8,7 @@
  * command's decision, not the matcher's: `ps` and `flush` read it as "all", while `kill`,
  * `restart` and `logs` refuse it before matching (the boot-worker's EMPTY_QUERY error).
  */
+import { compileNamePattern, type NamePattern } from '../validation/name-pattern';
 import type { ProcessQuery } from './process-query';
 
 /** What a query selects on, whichever service holds the process (a pod, a table row). */
@@ -36,10 +37,10 @@ export function isEmptyProcessQuery(query: ProcessQuery): boolean {
 }
 
 /**
- * The matcher of `query`, its patterns compiled once. The contract refuses a pattern that does
- * not compile or could backtrack catastrophically when the command is parsed, so one that still
- * fails to compile here is a caller that skipped validation: that throws, naming the pattern,
- * rather than silently selecting nothing.
+ * The matcher of `query`, its patterns compiled once on the linear-time engine. The contract
+ * refuses a pattern that does not compile when the command is parsed, so one that still fails
+ * here is a caller that skipped validation: that throws, naming the pattern, rather than
+ * silently selecting nothing.
  */
 export function processQueryMatcher(query: ProcessQuery): ProcessQueryMatcher {
   const { session, user } = query;
@@ -52,12 +53,10 @@ export function processQueryMatcher(query: ProcessQuery): ProcessQueryMatcher {
     (names === undefined || names.some((pattern) => pattern.test(process.name)));
 }
 
-function compileName(pattern: string, index: number): RegExp {
-  try {
-    return new RegExp(pattern);
-  } catch (error) {
-    throw new Error(
-      `ProcessQuery names[${index}]: regular expression ${JSON.stringify(pattern)} does not compile (${(error as Error).message}); queries are matched only after validation`,
-    );
-  }
+function compileName(pattern: string, index: number): NamePattern {
+  const compiled = compileNamePattern(pattern);
+  if (compiled.ok) return compiled.pattern;
+  throw new Error(
+    `ProcessQuery names[${index}]: regular expression ${JSON.stringify(pattern)} ${compiled.reason}; queries are matched only after validation`,
+  );
 }

@@ -4,7 +4,7 @@
  * everything, which ps and flush use and kill, restart and logs refuse.
  */
 import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { MAX_REGEX_LENGTH, unsafeRegexReason } from '../validation/safe-regex';
+import { MAX_REGEX_LENGTH, namePatternError } from '../validation/name-pattern';
 import { IsDnsLabel, IsUserName } from '../validation/rules';
 import type { FieldError } from '../validation/validate';
 import { LIMITS } from './limits';
@@ -20,7 +20,7 @@ export class ProcessQuery {
   @IsUUID('all', { each: true, message: 'each uuid must be a UUID' })
   uuids?: string[];
 
-  /** Regexes matched unanchored against process names, like drunc's `re.search`. */
+  /** RE2 patterns searched anywhere in process names, like drunc's `re.search` (name-pattern.ts). */
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(LIMITS.maxQueryNames)
@@ -32,12 +32,12 @@ export class ProcessQuery {
   @IsUserName()
   user?: string;
 
-  /** A dangerous pattern is refused before anything runs it; the error names its index. */
+  /** A pattern the linear-time engine cannot run is refused; the error names its index. */
   static crossCheck(query: ProcessQuery): FieldError[] {
     if (!Array.isArray(query.names)) return [];
     return query.names.flatMap((pattern: unknown, i) => {
       if (typeof pattern !== 'string' || pattern.length > MAX_REGEX_LENGTH) return []; // reported above
-      const reason = unsafeRegexReason(pattern);
+      const reason = namePatternError(pattern);
       return reason
         ? [
             {

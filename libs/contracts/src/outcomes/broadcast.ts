@@ -65,4 +65,10 @@ export const broadcastText = {
   termination: (t: TerminationText): string =>
     `Pod '${t.name}' (session: '${t.session}', user: '${t.user}', uuid: ${t.uuid}) ` +
     `terminated with exit code ${t.exitCode}. Reason: ${t.reason}`,
+  /**
+   * `'<exception class>' exception thrown: <message>`: drunc's DRUNC_EXCEPTION_RAISED (a command
+   * that failed, drunc's own exceptions) and UNHANDLED_EXCEPTION_RAISED (an unexpected error).
+   */
+  exception: (exceptionClass: string, message: string): string =>
+    `'${exceptionClass}' exception thrown: ${message}`,
 };

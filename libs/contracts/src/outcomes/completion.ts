@@ -87,4 +87,18 @@ export class CommandCompleted {
   @IsInt()
   @Min(0)
   durationMs!: number;
+
+  /** ps: more processes follow; send the same ps with this `cursor` for the next page. */
+  @IsOptional()
+  @IsString()
+  nextCursor?: string;
+
+  /**
+   * Processes left out of `processes` so the record stays under the topic's limit (a boot,
+   * kill or flush of thousands of large specs); ps pages instead (`nextCursor`).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  processesOmitted?: number;
 }

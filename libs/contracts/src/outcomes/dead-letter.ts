@@ -8,6 +8,7 @@ import {
   IsDefined,
   IsArray,
   IsBase64,
+  IsBoolean,
   IsInt,
   IsNotEmpty,
   IsOptional,
@@ -18,6 +19,9 @@ import {
 } from 'class-validator';
 import { FieldErrorDetail } from '../facts/process-events';
 import { IsStringMap } from '../validation/rules';
+
+/** At most this much of a dead-lettered value is kept (64 KiB): enough to see what it was. */
+export const DEAD_LETTER_VALUE_BYTES = 64 * 1024;
 
 export class DeadLetterSource {
   @IsString()
@@ -54,10 +58,29 @@ export class DeadLetter {
   @IsString()
   key?: string;
 
-  /** The original value, byte for byte; absent for a tombstone. */
+  /**
+   * The original value's first {@link DEAD_LETTER_VALUE_BYTES} bytes (all of it when shorter);
+   * absent for a tombstone. A dead letter must fit its topic whatever it carries.
+   */
   @IsOptional()
   @IsBase64()
   valueBase64?: string;
+
+  /** The original value's length in bytes. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  valueBytes?: number;
+
+  /** The original value's SHA-256 (hex), to recognise it when only its start is kept. */
+  @IsOptional()
+  @Matches(/^[0-9a-f]{64}$/, { message: 'must be a hex SHA-256' })
+  valueSha256?: string;
+
+  /** True when `valueBase64` holds only the start of the value. */
+  @IsOptional()
+  @IsBoolean()
+  valueTruncated?: boolean;
 
   /** The original headers as UTF-8 strings. */
   @IsOptional()

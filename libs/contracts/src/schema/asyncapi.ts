@@ -5,7 +5,8 @@
  */
 import { version } from '../../../../package.json';
 import { CLOUDEVENTS_CONTENT_TYPE, CloudEventAttributes, CONTENT_TYPE_HEADER } from '../envelope';
-import { CommandType, type EventType } from '../event-types';
+import { CommandType, CompletionType, type EventType } from '../event-types';
+import { EXAMPLE_EVENTS } from '../examples';
 import { EVENT_TYPES, typeEntry, typesOfTopic } from '../registry';
 import {
   DEFAULT_PARTITIONS,
@@ -80,8 +81,20 @@ export const SERVICE_OPERATIONS: readonly ServiceOperation[] = [
     service: 'state',
     action: 'receive',
     topic: 'commands',
-    types: [CommandType.ps, CommandType.flush],
-    summary: 'The state service answers ps and flush from its table.',
+    summary:
+      "The state service answers ps and flush from its table, and forwards a command written on another partition than its session's (docs/design.md §9.6).",
+  },
+  {
+    service: 'state',
+    action: 'send',
+    topic: 'commands',
+    summary: "Misrouted commands, forwarded unchanged (same id) to their session's partition.",
+  },
+  {
+    service: 'state',
+    action: 'receive',
+    topic: 'dead-letters',
+    summary: 'Valid commands the boot-worker gave up on, completed as failed.',
   },
   {
     service: 'state',
@@ -166,14 +179,44 @@ function channel(id: TopicId): JsonSchema {
   };
 }
 
+/**
+ * Commands and their completions correlate by the command id: a command's CloudEvent id is the
+ * `data.commandId` of its one completion (docs/design.md §3.2, §5.3).
+ */
+const COMMAND_CORRELATION: JsonSchema = {
+  description:
+    "The command id: the command's CloudEvent `id`, answered by the one completion whose `data.commandId` equals it.",
+  location: '$message.payload#/id',
+};
+const COMPLETION_CORRELATION: JsonSchema = {
+  description: 'The id of the command this completion answers.',
+  location: '$message.payload#/data/commandId',
+};
+
+function correlationOf(type: EventType): JsonSchema | undefined {
+  if (type === CompletionType.commandCompleted) return COMPLETION_CORRELATION;
+  return typeEntry(type).topic === 'commands' ? COMMAND_CORRELATION : undefined;
+}
+
 function message(type: EventType, attributes: JsonSchema): JsonSchema {
   const entry = typeEntry(type);
   const key = TOPICS[entry.topic].key;
+  const example = JSON.parse(JSON.stringify(EXAMPLE_EVENTS[type])) as JsonSchema;
+  const correlationId = correlationOf(type);
   return {
     name: type,
     title: type,
     summary: entry.summary,
     contentType: CLOUDEVENTS_CONTENT_TYPE,
+    ...(correlationId ? { correlationId } : {}),
+    examples: [
+      {
+        name: `${type}-example`,
+        summary: `A ${type} record value (structured mode).`,
+        headers: { [CONTENT_TYPE_HEADER]: CLOUDEVENTS_CONTENT_TYPE },
+        payload: example,
+      },
+    ],
     headers: {
       type: 'object',
       properties: { [CONTENT_TYPE_HEADER]: { type: 'string', enum: [CLOUDEVENTS_CONTENT_TYPE] } },
@@ -188,8 +231,15 @@ function message(type: EventType, attributes: JsonSchema): JsonSchema {
   };
 }
 
+/** A command is answered by exactly one completion on `kpm.completions`, matched by command id. */
+const COMMAND_REPLY: JsonSchema = {
+  channel: { $ref: '#/channels/completions' },
+  messages: [{ $ref: `#/channels/completions/messages/${CompletionType.commandCompleted}` }],
+};
+
 function operation(op: ServiceOperation): [string, JsonSchema] {
   const types = op.types ?? typesOfTopic(op.topic);
+  const asks = op.service === 'clients' && op.action === 'send' && op.topic === 'commands';
   return [
     `${op.service}.${op.action}.${op.topic}`,
     {
@@ -198,6 +248,7 @@ function operation(op: ServiceOperation): [string, JsonSchema] {
       summary: op.summary,
       tags: [{ name: op.service }],
       messages: types.map((type) => ({ $ref: `#/channels/${op.topic}/messages/${type}` })),
+      ...(asks ? { reply: COMMAND_REPLY } : {}),
     },
   ];
 }
@@ -217,7 +268,9 @@ export function asyncApiDocument(): JsonSchema {
       version,
       description:
         'Commands, facts and outcomes of kpm on Kafka. Every record value is a CloudEvents 1.0 event in ' +
-        `structured JSON mode with the header \`${CONTENT_TYPE_HEADER}: ${CLOUDEVENTS_CONTENT_TYPE}\`. ` +
+        `structured JSON mode with the header \`${CONTENT_TYPE_HEADER}: ${CLOUDEVENTS_CONTENT_TYPE}\`; ` +
+        'commands may also be written in binary mode (`ce_` headers, value = data). ' +
+        'A command carrying `traceparent` has it on every record it causes. ' +
         'Every keyed topic has the same number of partitions and is keyed by session. Brokers: `KPM_KAFKA_BROKERS`.',
     },
     defaultContentType: CLOUDEVENTS_CONTENT_TYPE,

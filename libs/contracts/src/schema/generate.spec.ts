@@ -5,7 +5,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Parser } from '@asyncapi/parser';
+import { parse as parseYaml } from 'yaml';
+import { CommandType, CompletionType } from '../event-types';
 import { parseRecord } from '../parse';
+import { EVENT_TYPES, typeEntry } from '../registry';
 import { topicName, TOPIC_IDS } from '../topics';
 import { ASYNCAPI_FILE, EXAMPLES_DIR, generatedFiles, SCHEMAS_DIR } from './generate';
 
@@ -71,5 +74,52 @@ describe('generated documents', () => {
     const value = Buffer.from(files[`${EXAMPLES_DIR}/${topic}.json`]);
     const result = parseRecord(value, { topic: topicName(topic) });
     expect(result.ok ? 'ok' : result).toBe('ok');
+  });
+
+  describe('the AsyncAPI document', () => {
+    type Doc = {
+      components: { messages: Record<string, Record<string, unknown>> };
+      operations: Record<string, { reply?: unknown }>;
+    };
+    let doc: Doc;
+    beforeAll(() => {
+      doc = parseYaml(files[ASYNCAPI_FILE]) as Doc;
+    });
+
+    it('has a message for every type, each with an example that parses on its topic', () => {
+      expect(Object.keys(doc.components.messages).sort()).toEqual([...EVENT_TYPES].sort());
+      expect(EVENT_TYPES).toHaveLength(18);
+      for (const type of EVENT_TYPES) {
+        const [example] = doc.components.messages[type].examples as Array<{ payload: unknown }>;
+        const value = Buffer.from(JSON.stringify(example.payload));
+        const result = parseRecord(value, { topic: topicName(typeEntry(type).topic) });
+        expect(result.ok ? `${type} ok` : result).toBe(`${type} ok`);
+      }
+    });
+
+    it('correlates commands with their completion by command id; commands declare the reply', () => {
+      const { messages } = doc.components;
+      for (const type of Object.values(CommandType)) {
+        expect(messages[type].correlationId).toMatchObject({ location: '$message.payload#/id' });
+      }
+      expect(messages[CompletionType.commandCompleted].correlationId).toMatchObject({
+        location: '$message.payload#/data/commandId',
+      });
+      expect(doc.operations['clients.send.commands'].reply).toEqual({
+        channel: { $ref: '#/channels/completions' },
+        messages: [{ $ref: `#/channels/completions/messages/${CompletionType.commandCompleted}` }],
+      });
+    });
+  });
+
+  it('every example record on disk parses on the topic of its type', () => {
+    const names = readdirSync(join(ROOT, EXAMPLES_DIR)).filter((n) => n.endsWith('.json'));
+    expect(names.length).toBeGreaterThanOrEqual(TOPIC_IDS.length);
+    for (const name of names) {
+      const value = readFileSync(join(ROOT, EXAMPLES_DIR, name));
+      const { type } = JSON.parse(value.toString()) as { type: (typeof EVENT_TYPES)[number] };
+      const result = parseRecord(value, { topic: topicName(typeEntry(type).topic) });
+      expect(result.ok ? `${name} ok` : result).toBe(`${name} ok`);
+    }
   });
 });

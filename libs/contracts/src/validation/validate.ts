@@ -4,6 +4,13 @@
  */
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { oversizeArrays } from './array-bounds';
+import {
+  boundedText,
+  MAX_ERROR_MESSAGE_LENGTH,
+  MAX_ERROR_PATH_LENGTH,
+  MAX_FIELD_ERRORS,
+} from './bounded-text';
 
 /** One reason a message was refused; `path` is empty only for the value as a whole. */
 export interface FieldError {
@@ -35,6 +42,11 @@ export const VALIDATOR_OPTIONS: ValidatorOptions = {
   validationError: { target: false, value: false },
 };
 
+/**
+ * `plain` as an instance of `cls`, or why not. Arrays over their maximum are refused before any
+ * item is looked at, so the work is bounded by the limits, not by the input; the errors are
+ * bounded too ({@link boundedFieldErrors}).
+ */
 export function validateData<T extends object>(
   cls: ContractClass<T>,
   plain: unknown,
@@ -42,10 +54,34 @@ export function validateData<T extends object>(
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return { ok: false, errors: [{ path: '', message: 'must be a JSON object' }] };
   }
+  const oversize = oversizeArrays(cls, plain);
+  if (oversize.length > 0) return { ok: false, errors: boundedFieldErrors(oversize) };
   const value = plainToInstance(cls, plain);
   const errors = toFieldErrors(validateSync(value, VALIDATOR_OPTIONS));
   errors.push(...crossCheckTree(value, ''));
-  return errors.length === 0 ? { ok: true, value } : { ok: false, errors };
+  return errors.length === 0
+    ? { ok: true, value }
+    : { ok: false, errors: boundedFieldErrors(errors) };
+}
+
+/** The path of the entry that counts the errors left out. */
+export const MORE_ERRORS_PATH = '(more)';
+
+/**
+ * At most {@link MAX_FIELD_ERRORS} errors, each with a bounded, sanitised path and message,
+ * then one entry at path `(more)` counting the rest: a rejection stays small whatever the input.
+ */
+export function boundedFieldErrors(errors: readonly FieldError[]): FieldError[] {
+  const counted = errors.filter((e) => e.path === MORE_ERRORS_PATH);
+  const listed = errors.filter((e) => e.path !== MORE_ERRORS_PATH);
+  const left = counted.reduce((n, e) => n + (Number(/^\d+/.exec(e.message)?.[0]) || 0), 0);
+  const out = listed.slice(0, MAX_FIELD_ERRORS).map((e) => ({
+    path: boundedText(e.path, MAX_ERROR_PATH_LENGTH),
+    message: boundedText(e.message, MAX_ERROR_MESSAGE_LENGTH),
+  }));
+  const more = listed.length - out.length + left;
+  if (more > 0) out.push({ path: MORE_ERRORS_PATH, message: `${more} more errors not listed` });
+  return out;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { CommandType, encodeEvent, EXAMPLE_EVENTS } from '@kpm/contracts';
 import { throwError, of } from 'rxjs';
 import type { DeadLetterSink } from '../dead-letter-sink';
+import type { InboundRecord } from '../inbound-record';
 import { fakeBatch, FakeKafka, message, until } from '../__fixtures__/fake-kafka';
 import { CloudEventServer, INVALID_EVENT, type InvalidEvent } from './cloud-event-server';
 import type { KafkaEventContext } from './kafka-event-context';
@@ -13,7 +14,10 @@ const notJson = Buffer.from('{ not json');
 
 type Handler = (data: unknown, context: KafkaEventContext) => unknown;
 
-async function server(handlers: Record<string, Handler>, options: { consumers?: number } = {}) {
+async function server(
+  handlers: Record<string, Handler>,
+  options: { consumers?: number; skip?: (record: InboundRecord) => string | undefined } = {},
+) {
   const kafka = new FakeKafka();
   const letters: Array<{ offset: string; reason: string; paths: string[] }> = [];
   const deadLetters: DeadLetterSink = {
@@ -32,6 +36,7 @@ async function server(handlers: Record<string, Handler>, options: { consumers?: 
     runner: { maxAttempts: 2, backoff: { initialMs: 1, maxMs: 1 } },
     onReady: () => ready++,
     consumers: options.consumers,
+    skip: options.skip,
   });
   for (const [pattern, handler] of Object.entries(handlers)) {
     instance.addHandler(
@@ -128,5 +133,16 @@ describe('CloudEventServer', () => {
     expect(kafka.consumers.map((c) => c.options.groupId)).toEqual(Array(3).fill('kpm-boot-worker'));
     kafka.consumers[1].emit(kafka.consumers[1].events.GROUP_JOIN, { memberAssignment: {} });
     expect(ready()).toBe(1);
+  });
+
+  it('commits past a record it is told to skip, unhandled, even one that is no CloudEvent', async () => {
+    const seen: string[] = [];
+    const { deliver, letters } = await server(
+      { [ps.type]: (_, ctx) => Promise.resolve(seen.push(ctx.record.offset)) },
+      { skip: (record) => (record.offset === '2' ? undefined : 'misrouted') },
+    );
+    expect(await deliver([valid, notJson, valid])).toEqual(['0', '1', '2']);
+    expect(seen).toEqual(['2']);
+    expect(letters).toEqual([]);
   });
 });

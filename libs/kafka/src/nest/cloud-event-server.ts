@@ -4,6 +4,7 @@ import type { KafkaClient } from '../kafka-client';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { parseRecord, type FieldError } from '@kpm/contracts';
 import { ConsumerRunner, type ConsumerRunnerOptions, type RecordContext } from '../consumer-runner';
+import type { ConsumerHealthReport } from '../consumer-health';
 import type { DeadLetterSink } from '../dead-letter-sink';
 import type { InboundRecord } from '../inbound-record';
 import { PoisonRecordError } from '../poison-record';
@@ -34,12 +35,23 @@ export interface CloudEventServerOptions {
   /** Reported when the consumer is in its group and fetching; feeds /readyz. */
   onReady?: () => void;
   /**
+   * The consumers' health whenever it changes: ready when every consumer is in the group and
+   * none is crashing or stuck on a partition; else the detail names the partition and why.
+   */
+  onHealth?: (report: ConsumerHealthReport) => void;
+  /**
    * Consumers of the group in this process (default 1). kafkajs fetches from a broker again only
    * once every batch of the last fetch was handled; the runner hands records to their session's
    * lane and returns, but a partition at its in-flight bound waits — one consumer per partition
    * keeps that wait from holding up the other partitions.
    */
   consumers?: number;
+  /**
+   * Records this service does not act on here: the reason, or undefined to act. A skipped record
+   * is committed past unhandled (e.g. a command on another partition than its session's, which
+   * the state service forwards to the right one, docs/design.md §9.6).
+   */
+  skip?: (record: InboundRecord) => string | undefined;
 }
 
 /**
@@ -89,8 +101,20 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
       deadLetters,
       handle: (record, context) => this.dispatch(record, context),
       logger: this.logger,
+      onHealth: () => this.reportHealth(),
       ...runner,
     });
+  }
+
+  /** One report for all consumers: the problems of each, or ready. */
+  private reportHealth(): void {
+    const reports = this.runners.map((r) => r.health.report());
+    const problems = [...new Set(reports.filter((r) => !r.ready).map((r) => r.detail))];
+    this.options.onHealth?.(
+      problems.length === 0
+        ? { ready: reports.length > 0, detail: 'consuming' }
+        : { ready: false, detail: problems.join('; ') },
+    );
   }
 
   on(): never {
@@ -102,9 +126,18 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
   }
 
   private async dispatch(record: InboundRecord, context: RecordContext): Promise<void> {
+    const skipped = this.options.skip?.(record);
+    if (skipped !== undefined) {
+      this.logger.debug(
+        `skipping ${record.topic}[${record.partition}]@${record.offset}: ${skipped}`,
+      );
+      return;
+    }
     const parsed = parseRecord(record.value, {
       maxBytes: this.options.maxRecordBytes,
       topic: record.topic,
+      key: record.key,
+      headers: record.headers,
     });
     const rpcContext = new KafkaEventContext([record, context]);
     if (parsed.ok) {

@@ -1,6 +1,7 @@
 export * from './kafka-api-versions';
 export * from './kafka-broker';
+export * from './kafka-cluster';
 export * from './kafka-install';
-export * from './kafka-probe';
+export { describeCluster, warmCoordinators, type ClusterFacts } from '@kpm/kafka';
 export * from './kafka-settings';
 export * from './kafka-storage';

@@ -3,9 +3,14 @@ import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { Daemon } from '../daemon';
 import { WaitAborted, waitFor } from '../wait';
 import { withFileLock } from '../file-lock';
-import { installKafka, isKafkaInstalled, javaClasspathArgs, javaCommand } from './kafka-install';
-import { describeCluster, warmCoordinators } from './kafka-probe';
-import { kafkaStackSettings, type KafkaStackSettings } from './kafka-settings';
+import { ensureKafkaInstalled, javaClasspathArgs, javaCommand } from './kafka-install';
+import { describeCluster, warmCoordinators } from '@kpm/kafka';
+import {
+  kafkaClientEnv,
+  kafkaLockName,
+  kafkaStackSettings,
+  type KafkaStackSettings,
+} from './kafka-settings';
 import { formatStorage, formattedClusterId, renderServerProperties } from './kafka-storage';
 
 export interface KafkaBrokerOptions {
@@ -15,21 +20,26 @@ export interface KafkaBrokerOptions {
   readyTimeoutMs?: number;
   /** Progress lines for the CLI ("resolving jars with Maven …"). */
   onProgress?: (message: string) => void;
+  /** One node of a cluster ({@link KafkaCluster} passes it); default: the env's first node. */
+  node?: KafkaStackSettings;
 }
 
 /**
- * The local Apache Kafka broker: one KRaft node (broker + controller) on 127.0.0.1, its jars
+ * The local Apache Kafka broker: one KRaft node (broker + controller) on 127.0.0.1 — alone, or
+ * one node of a {@link KafkaCluster} — its jars
  * resolved from Maven Central on first use, its data in `.kpm/data/kafka` across restarts.
  */
 export class KafkaBroker implements StackComponent {
   readonly name = 'kafka';
   readonly settings: KafkaStackSettings;
-  private readonly daemon = new Daemon('kafka');
+  private readonly daemon: Daemon;
   private readonly readyTimeoutMs: number;
   private readonly progress: (message: string) => void;
 
   constructor(options: KafkaBrokerOptions = {}) {
-    this.settings = kafkaStackSettings(options.env ?? process.env);
+    this.settings = options.node ?? kafkaStackSettings(options.env ?? process.env);
+    const { daemonName, runDir, logsDir } = this.settings;
+    this.daemon = new Daemon(daemonName, { run: runDir, logs: logsDir });
     this.readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
     this.progress = options.onProgress ?? (() => undefined);
   }
@@ -44,9 +54,9 @@ export class KafkaBroker implements StackComponent {
   }
 
   async up(): Promise<StackEnv> {
-    const env = { KPM_KAFKA_BROKERS: this.bootstrap };
+    const env = kafkaClientEnv([this.settings]);
     if (this.pid() === undefined) {
-      await withFileLock('kafka', async () => {
+      await withFileLock(kafkaLockName(this.settings), async () => {
         // Re-checked under the lock: a concurrent `up` may have started it meanwhile.
         if (this.pid() === undefined) await this.start();
       });
@@ -110,19 +120,22 @@ export class KafkaBroker implements StackComponent {
   }
 
   private async start(): Promise<void> {
-    if (!isKafkaInstalled(this.settings)) {
-      this.progress(
-        `kafka: resolving Apache Kafka ${this.settings.version} with Maven (first use only)`,
-      );
-      await installKafka(this.settings);
-    }
+    await ensureKafkaInstalled(this.settings, this.progress);
     renderServerProperties(this.settings);
     const { formatted } = await formatStorage(this.settings);
     if (formatted) this.progress(`kafka: formatted ${this.settings.logDir}`);
-    this.progress(`kafka: starting broker on ${this.bootstrap}`);
-    this.daemon.start(javaCommand(), this.brokerArgs(), { cwd: this.settings.dataDir });
+    this.launch();
     await this.waitReady();
     await warmCoordinators(this.bootstrap);
+  }
+
+  /**
+   * Starts the JVM on rendered, formatted storage without waiting: a cluster launches every node
+   * first, since none is ready before a majority of the controller quorum runs.
+   */
+  launch(): void {
+    this.progress(`kafka: starting broker ${this.settings.nodeId} on ${this.bootstrap}`);
+    this.daemon.start(javaCommand(), this.brokerArgs(), { cwd: this.settings.dataDir });
   }
 
   private brokerArgs(): string[] {
@@ -158,8 +171,8 @@ export class KafkaBroker implements StackComponent {
       : [quiet, `-XX:ArchiveClassesAtExit=${archive}`];
   }
 
-  /** Ready = our own cluster (not another broker on the port) answers DescribeCluster. */
-  private async waitReady(): Promise<void> {
+  /** Ready = our own cluster (not another broker on the port) lists this broker. */
+  async waitReady(): Promise<void> {
     const expected = formattedClusterId(this.settings);
     await waitFor(
       `Kafka broker on ${this.bootstrap}`,

@@ -96,3 +96,13 @@ export function javaClasspathArgs(settings: KafkaStackSettings): string[] {
 function pomHash(settings: KafkaStackSettings): string {
   return createHash('sha256').update(readFileSync(settings.pomFile)).digest('hex');
 }
+
+/** Installs the pinned release unless it is there, telling the user why the first `up` is slow. */
+export async function ensureKafkaInstalled(
+  settings: KafkaStackSettings,
+  progress: (message: string) => void,
+): Promise<void> {
+  if (isKafkaInstalled(settings)) return;
+  progress(`kafka: resolving Apache Kafka ${settings.version} with Maven (first use only)`);
+  await installKafka(settings);
+}

@@ -17,6 +17,10 @@ export function renderServerProperties(settings: KafkaStackSettings): string {
     KPM_KAFKA_PORT: String(settings.port),
     KPM_KAFKA_CONTROLLER_PORT: String(settings.controllerPort),
     KPM_KAFKA_LOG_DIR: settings.logDir,
+    KPM_KAFKA_NODE_ID: String(settings.nodeId),
+    KPM_KAFKA_QUORUM_VOTERS: settings.quorumVoters,
+    KPM_KAFKA_REPLICATION_FACTOR: String(settings.replicationFactor),
+    KPM_KAFKA_MIN_INSYNC_REPLICAS: String(settings.minInsyncReplicas),
   };
   const template = readFileSync(settings.templateFile, 'utf8');
   const rendered = template.replace(/\$\{(\w+)\}/g, (whole, name: string) => {
@@ -43,14 +47,12 @@ export function formattedClusterId(settings: KafkaStackSettings): string | undef
  */
 export async function formatStorage(
   settings: KafkaStackSettings,
+  /** The cluster's id when another node was formatted first (all nodes share one id). */
+  givenClusterId?: string,
 ): Promise<{ clusterId: string; formatted: boolean }> {
   const existing = formattedClusterId(settings);
   if (existing) return { clusterId: existing, formatted: false };
-  const generated = await storageTool(settings, ['random-uuid']);
-  const clusterId = generated.trim().split('\n').pop()?.trim() ?? '';
-  if (!/^[A-Za-z0-9_-]{22}$/.test(clusterId)) {
-    throw new Error(`kpm: StorageTool random-uuid printed no cluster id:\n${generated}`);
-  }
+  const clusterId = givenClusterId ?? (await newClusterId(settings));
   // --ignore-formatted: a directory formatted by a concurrent `up` is not an error.
   await storageTool(settings, [
     'format',
@@ -62,6 +64,15 @@ export async function formatStorage(
   ]);
   // Another process may have won the race with its own id; the directory is the truth.
   return { clusterId: formattedClusterId(settings) ?? clusterId, formatted: true };
+}
+
+async function newClusterId(settings: KafkaStackSettings): Promise<string> {
+  const generated = await storageTool(settings, ['random-uuid']);
+  const clusterId = generated.trim().split('\n').pop()?.trim() ?? '';
+  if (!/^[A-Za-z0-9_-]{22}$/.test(clusterId)) {
+    throw new Error(`kpm: StorageTool random-uuid printed no cluster id:\n${generated}`);
+  }
+  return clusterId;
 }
 
 function storageTool(settings: KafkaStackSettings, args: string[]): Promise<string> {

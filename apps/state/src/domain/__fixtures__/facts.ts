@@ -138,6 +138,7 @@ export function command(
   type: typeof CommandType.ps | typeof CommandType.flush,
   id: string,
   query: ProcessQuery,
+  page: { limit?: number; cursor?: string } = {},
 ): KpmEvent {
   return buildEvent({
     id,
@@ -145,7 +146,7 @@ export function command(
     source: SOURCE,
     subject: SESSION,
     time: new Date(T0),
-    data: { query },
+    data: { query, ...page },
   });
 }
 

@@ -1,0 +1,165 @@
+import type { ProcessSpec } from '@kpm/contracts';
+import {
+  bootSizeErrors,
+  containerSecurityContext,
+  hostPathReason,
+  isReservedKey,
+  podSecurityContext,
+  quantityValue,
+  specPolicyErrors,
+  type PodPolicy,
+} from './pod-policy';
+
+const PREFIXES = ['/log', '/data', '/home'];
+const policy: PodPolicy = {
+  domain: 'drunc.daq',
+  hostPathPrefixes: PREFIXES,
+  allowPrivileged: false,
+  allowedCapabilities: [],
+  maxCpu: '4',
+  maxMemory: '8Gi',
+  maxProcessesPerBoot: 100,
+};
+const spec = (extra: Partial<ProcessSpec>): ProcessSpec => ({
+  name: 'ru-01',
+  executableAndArguments: [{ exec: 'x', args: [] }],
+  ...extra,
+});
+
+describe('hostPathReason', () => {
+  it.each([
+    ['/log/daq', undefined],
+    ['/log', undefined],
+    ['/data/run-7/', undefined],
+    ['/home/alice', undefined],
+    ['/log/../etc', 'would expose the node'],
+    ['/', 'would expose the node'],
+    ['/etc', 'would expose the node'],
+    ['/etc/kubernetes', 'would expose the node'],
+    ['/var/run', 'would expose the node'],
+    ['/var/run/docker.sock', 'would expose the node'],
+    ['/proc/1/root', 'would expose the node'],
+    ['/sys', 'would expose the node'],
+    ['/root', 'would expose the node'],
+    ['/var/lib/kubelet/pods', 'would expose the node'],
+    ['/logs', 'is not under an allowed host path prefix'],
+    ['/opt/daq', 'is not under an allowed host path prefix'],
+    ['//log//daq', undefined],
+  ])('%s → %s', (path, why) => {
+    const reason = hostPathReason(path, PREFIXES);
+    if (why === undefined) expect(reason).toBeUndefined();
+    else expect(reason).toEqual(expect.stringContaining(why));
+    if (why)
+      expect(reason).toContain('allowed: /log, /data, /home (podManagement.hostPathPrefixes)');
+  });
+
+  it('refuses the forbidden paths even under a configured prefix', () => {
+    expect(hostPathReason('/etc/daq', ['/etc'])).toContain('would expose the node');
+    expect(hostPathReason('/srv', ['/'])).toBeUndefined();
+    expect(hostPathReason('/', ['/'])).toContain('would expose the node');
+  });
+});
+
+describe('isReservedKey', () => {
+  it.each([
+    ['kubernetes.io/hostname', true],
+    ['node-role.kubernetes.io/control-plane', true],
+    ['container.apparmor.security.beta.kubernetes.io/x', true],
+    ['seccomp.security.alpha.kubernetes.io/pod', true],
+    ['k8s.io/x', true],
+    ['cluster-autoscaler.k8s.io/safe', true],
+    ['drunc.daq/process-spec', true],
+    ['uuid.drunc.daq', true],
+    ['x.drunc.daq/y', true],
+    ['detector', false],
+    ['sim.kpm.daq/exit-code', false],
+    ['example.com/owner', false],
+    ['notkubernetes.io/x', false],
+  ])('%s → %s', (key, reserved) => {
+    expect(isReservedKey(key, 'drunc.daq')).toBe(reserved);
+  });
+});
+
+describe('specPolicyErrors', () => {
+  it.each([
+    ['a safe spec', spec({ logsPath: '/log/a', restriction: { dataMount: '/data/a' } }), []],
+    ['logsPath outside', spec({ logsPath: '/var/log' }), ['processes[0].logsPath']],
+    [
+      'dataMount on /',
+      spec({ restriction: { dataMount: '/' } }),
+      ['processes[0].restriction.dataMount'],
+    ],
+    ['reserved label', spec({ labels: { 'kubernetes.io/x': 'y' } }), ['processes[0].labels']],
+    [
+      'reserved annotation',
+      spec({ annotations: { 'k8s.io/x': 'y' } }),
+      ['processes[0].annotations'],
+    ],
+    ['the privileged ask', spec({ annotations: { 'drunc.daq/privileged': 'true' } }), []],
+    [
+      'cpu over',
+      spec({ resources: { limits: { cpu: '4500m' } } }),
+      ['processes[0].resources.limits'],
+    ],
+    [
+      'memory over',
+      spec({ resources: { requests: { memory: '9Gi' } } }),
+      ['processes[0].resources.requests'],
+    ],
+    ['at the caps', spec({ resources: { limits: { cpu: '4', memory: '8192Mi' } } }), []],
+  ])('%s', (_, s, paths) => {
+    expect(specPolicyErrors('processes[0]', s, policy).map((e) => e.path)).toEqual(paths);
+  });
+
+  it('names the cap and the setting', () => {
+    const [error] = specPolicyErrors('p', spec({ resources: { limits: { cpu: '8' } } }), policy);
+    expect(error.message).toBe(
+      'cpu "8" is above the most a process may have, 4 (podManagement.maxCpu)',
+    );
+  });
+});
+
+describe('bootSizeErrors', () => {
+  it.each([
+    [100, []],
+    [101, ['must list at most 100 processes (podManagement.maxProcessesPerBoot), not 101']],
+  ])('%i processes', (count, messages) => {
+    expect(bootSizeErrors(count, policy).map((e) => e.message)).toEqual(messages);
+  });
+});
+
+describe('quantityValue', () => {
+  it.each([
+    ['500m', 0.5],
+    ['2', 2],
+    ['1.5', 1.5],
+    ['1Gi', 2 ** 30],
+    ['512Mi', 2 ** 29],
+    ['1G', 1e9],
+    ['1e3', 1000],
+  ])('%s = %d', (q, value) => {
+    expect(quantityValue(q)).toBe(value);
+  });
+});
+
+describe('security contexts', () => {
+  it('drops every capability but the allowed ones, no escalation, RuntimeDefault seccomp', () => {
+    expect(containerSecurityContext(false, { allowedCapabilities: ['NET_ADMIN'] })).toEqual({
+      privileged: false,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'], add: ['NET_ADMIN'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(containerSecurityContext(false, { allowedCapabilities: [] }).capabilities).toEqual({
+      drop: ['ALL'],
+    });
+    expect(podSecurityContext(false)).toEqual({ seccompProfile: { type: 'RuntimeDefault' } });
+  });
+
+  it('is privileged only on the privileged path', () => {
+    expect(containerSecurityContext(true, { allowedCapabilities: [] })).toEqual({
+      privileged: true,
+    });
+    expect(podSecurityContext(true)).toBeUndefined();
+  });
+});

@@ -1,0 +1,227 @@
+/**
+ * What a process may ask of its node (docs/design.md §6.3 "Pod security"): safe by default,
+ * loosened only by configuration. Pure: the boot validator refuses what breaks it (naming the
+ * field and what is allowed), the pod builder applies the defaults, and restart runs the stored
+ * spec through the same rules.
+ */
+import { posix } from 'node:path';
+import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
+import type { FieldError, ProcessSpec } from '@kpm/contracts';
+import type { KpmSettings } from '@kpm/config';
+
+export interface PodPolicy {
+  /** kpm's label domain: its own keys are reserved. */
+  domain: string;
+  /** Host directories a process may mount (`logsPath`, `restriction.dataMount`), and below. */
+  hostPathPrefixes: readonly string[];
+  allowPrivileged: boolean;
+  /** Linux capabilities kept after dropping ALL (e.g. `NET_ADMIN`); none by default. */
+  allowedCapabilities: readonly string[];
+  /** Largest cpu / memory a process may request or limit (Kubernetes quantities). */
+  maxCpu?: string;
+  maxMemory?: string;
+  /** Most processes one boot may carry (the contract allows 5000). */
+  maxProcessesPerBoot?: number;
+}
+
+/** The policy the settings describe, for kpm's label domain. */
+export function podPolicyOf(
+  settings: Pick<KpmSettings, 'podManagement'>,
+  domain: string,
+): PodPolicy {
+  const pm = settings.podManagement;
+  return {
+    domain,
+    hostPathPrefixes: pm.hostPathPrefixes,
+    allowPrivileged: pm.allowPrivileged,
+    allowedCapabilities: pm.allowedCapabilities,
+    ...(pm.maxCpu !== undefined ? { maxCpu: pm.maxCpu } : {}),
+    ...(pm.maxMemory !== undefined ? { maxMemory: pm.maxMemory } : {}),
+    ...(pm.maxProcessesPerBoot !== undefined
+      ? { maxProcessesPerBoot: pm.maxProcessesPerBoot }
+      : {}),
+  };
+}
+
+/** Host paths never mounted, whatever the prefixes say: they hand over the node. */
+export const FORBIDDEN_HOST_PATHS = [
+  '/etc',
+  '/root',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/boot',
+  '/run',
+  '/var/run',
+  '/var/lib/kubelet',
+  '/var/lib/containerd',
+  '/var/lib/docker',
+  '/var/lib/etcd',
+] as const;
+
+/** Whom a label or annotation key is reserved for: Kubernetes, kpm, or nobody (undefined). */
+export function reservedFor(key: string, domain: string): 'Kubernetes' | 'kpm' | undefined {
+  const slash = key.indexOf('/');
+  const prefix = slash < 0 ? '' : key.slice(0, slash);
+  const name = slash < 0 ? key : key.slice(slash + 1);
+  const owned = (p: string, d: string) => p === d || p.endsWith(`.${d}`);
+  if (owned(prefix, 'kubernetes.io') || owned(prefix, 'k8s.io')) return 'Kubernetes';
+  if (owned(prefix, domain)) return 'kpm';
+  return prefix === '' && owned(name, domain) ? 'kpm' : undefined; // uuid.<d>, session.<d>, …
+}
+
+export function isReservedKey(key: string, domain: string): boolean {
+  return reservedFor(key, domain) !== undefined;
+}
+
+/** `path` normalised; refused unless under an allowed prefix and outside the forbidden ones. */
+export function hostPathReason(path: string, prefixes: readonly string[]): string | undefined {
+  const normal = posix.normalize(path).replace(/(.)\/+$/, '$1');
+  const allowed = `allowed: ${prefixes.length > 0 ? prefixes.join(', ') : 'none'} (podManagement.hostPathPrefixes)`;
+  if (!normal.startsWith('/')) return `must be an absolute host path; ${allowed}`;
+  const forbidden = normal === '/' || FORBIDDEN_HOST_PATHS.some((f) => within(normal, f));
+  if (forbidden) return `${JSON.stringify(normal)} would expose the node; ${allowed}`;
+  if (!prefixes.some((p) => within(normal, p))) {
+    return `${JSON.stringify(normal)} is not under an allowed host path prefix; ${allowed}`;
+  }
+  return undefined;
+}
+
+function within(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(prefix === '/' ? '/' : `${prefix}/`);
+}
+
+/** Every rule of `policy` that `spec` (at `at`, e.g. `processes[3]`) breaks. */
+export function specPolicyErrors(at: string, spec: ProcessSpec, policy: PodPolicy): FieldError[] {
+  return [
+    ...hostPathErrors(at, spec, policy),
+    ...reservedKeyErrors(at, spec, policy.domain),
+    ...resourceErrors(at, spec, policy),
+  ];
+}
+
+function hostPathErrors(at: string, spec: ProcessSpec, policy: PodPolicy): FieldError[] {
+  const paths: Array<[string, string | undefined]> = [
+    ['logsPath', spec.logsPath],
+    ['restriction.dataMount', spec.restriction?.dataMount],
+  ];
+  return paths.flatMap(([field, path]) => {
+    const reason = path === undefined ? undefined : hostPathReason(path, policy.hostPathPrefixes);
+    return reason ? [{ path: `${at}.${field}`, message: reason }] : [];
+  });
+}
+
+/** Labels and annotations under Kubernetes' or kpm's prefixes (kpm's privileged ask aside). */
+function reservedKeyErrors(at: string, spec: ProcessSpec, domain: string): FieldError[] {
+  const privileged = `${domain}/privileged`;
+  const refuse = (field: 'labels' | 'annotations', key: string): FieldError[] => {
+    const owner = key === privileged ? undefined : reservedFor(key, domain);
+    if (owner === undefined) return [];
+    const why =
+      owner === 'kpm'
+        ? 'is reserved for kpm'
+        : 'is reserved for Kubernetes (kubernetes.io/, k8s.io/)';
+    return [{ path: `${at}.${field}`, message: `key ${JSON.stringify(key)} ${why}` }];
+  };
+  return [
+    ...Object.keys(spec.labels ?? {}).flatMap((key) => refuse('labels', key)),
+    ...Object.keys(spec.annotations ?? {}).flatMap((key) => refuse('annotations', key)),
+  ];
+}
+
+function resourceErrors(at: string, spec: ProcessSpec, policy: PodPolicy): FieldError[] {
+  const caps: Array<[string, string | undefined]> = [
+    ['cpu', policy.maxCpu],
+    ['memory', policy.maxMemory],
+  ];
+  const errors: FieldError[] = [];
+  for (const kind of ['requests', 'limits'] as const) {
+    for (const [resource, max] of caps) {
+      const asked = spec.resources?.[kind]?.[resource];
+      if (max === undefined || asked === undefined) continue;
+      if (quantityValue(asked) > quantityValue(max)) {
+        const message = `${resource} ${JSON.stringify(asked)} is above the most a process may have, ${max} (podManagement.max${resource === 'cpu' ? 'Cpu' : 'Memory'})`;
+        errors.push({ path: `${at}.resources.${kind}`, message });
+      }
+    }
+  }
+  return errors;
+}
+
+/** A boot with more processes than the operator allows. */
+export function bootSizeErrors(count: number, policy: PodPolicy): FieldError[] {
+  const max = policy.maxProcessesPerBoot;
+  if (max === undefined || count <= max) return [];
+  const message = `must list at most ${max} processes (podManagement.maxProcessesPerBoot), not ${count}`;
+  return [{ path: 'processes', message }];
+}
+
+const SUFFIXES: Record<string, number> = {
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** A Kubernetes quantity (`500m`, `2`, `1.5Gi`, `1e3`) as a number of base units. */
+export function quantityValue(quantity: string): number {
+  const match = /^([0-9.]+)(?:[eE]([-+]?[0-9]+)|(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/.exec(
+    quantity,
+  );
+  if (!match) return Number.NaN;
+  const [, number, exponent, suffix] = match;
+  return Number(number) * (exponent ? 10 ** Number(exponent) : SUFFIXES[suffix ?? '']);
+}
+
+/**
+ * Pod Security Admission level of a session namespace. `baseline` is enforced unless a pod of
+ * the session needs what baseline forbids and kpm's own policy allowed: a host path under the
+ * prefixes, or a privileged container the operator allows. `restricted` is always warned and
+ * audited, so what a session gives up is visible.
+ */
+export type PodSecurityLevel = 'baseline' | 'privileged';
+export const POD_SECURITY_ENFORCE = 'pod-security.kubernetes.io/enforce';
+
+export function podSecurityLabels(level: PodSecurityLevel): Record<string, string> {
+  return {
+    [POD_SECURITY_ENFORCE]: level,
+    'pod-security.kubernetes.io/warn': 'restricted',
+    'pod-security.kubernetes.io/audit': 'restricted',
+  };
+}
+
+/** The pod's security context: RuntimeDefault seccomp unless on the privileged path. */
+export function podSecurityContext(privileged: boolean): V1PodSecurityContext | undefined {
+  return privileged ? undefined : { seccompProfile: { type: 'RuntimeDefault' } };
+}
+
+/**
+ * The container's security context: privileged only when the process asked and the operator
+ * allows it (the validator refused the ask otherwise); else no escalation, every capability
+ * dropped but the configured ones, RuntimeDefault seccomp.
+ */
+export function containerSecurityContext(
+  privileged: boolean,
+  policy: Pick<PodPolicy, 'allowedCapabilities'>,
+): V1SecurityContext {
+  if (privileged) return { privileged: true };
+  return {
+    privileged: false,
+    allowPrivilegeEscalation: false,
+    capabilities: {
+      drop: ['ALL'],
+      ...(policy.allowedCapabilities.length > 0 ? { add: [...policy.allowedCapabilities] } : {}),
+    },
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+}

@@ -1,0 +1,49 @@
+import { FeedLog, parseCursor } from './feed-log';
+
+describe('FeedLog', () => {
+  const filled = (count: number, capacity = 3) => {
+    const log = new FeedLog<number>(capacity, 'ab12');
+    for (let i = 1; i <= count; i++) log.append('row', i);
+    return log;
+  };
+
+  it.each([
+    ['nothing missed', 5, 'ab12.5', []],
+    ['one missed', 5, 'ab12.4', [5]],
+    ['every kept entry missed', 5, 'ab12.2', [3, 4, 5]],
+    ['from the start, nothing dropped yet', 2, 'ab12.0', [1, 2]],
+  ])('resumes when %s', (_case, count, cursor, expected) => {
+    const resume = filled(count).since(cursor);
+    expect(resume.ok && resume.entries.map((e) => e.data)).toEqual(expected);
+  });
+
+  it.each([
+    ['an entry was dropped', 5, 'ab12.1', /no longer kept/],
+    ['another life of the service', 5, 'ffff.5', /epoch ffff/],
+    ['a cursor from the future', 5, 'ab12.9', /ahead/],
+    ['not a cursor', 5, 'garbage', /not <epoch>.<sequence>/],
+  ])('asks to start again when %s', (_case, count, cursor, reason) => {
+    const resume = filled(count).since(cursor);
+    expect(resume.ok).toBe(false);
+    if (!resume.ok) expect(resume.reason).toMatch(reason);
+  });
+
+  it('numbers entries and reports the cursor of the latest', () => {
+    const log = filled(2);
+    expect(log.cursor).toBe('ab12.2');
+    expect(log.append('row', 3)).toMatchObject({ id: 'ab12.3', sequence: 3, kind: 'row' });
+  });
+
+  it('refuses a capacity that is not a positive whole number', () => {
+    expect(() => new FeedLog(0)).toThrow(/capacity must be a positive whole number, got 0/);
+  });
+
+  it.each([
+    ['ab12.7', { epoch: 'ab12', sequence: 7 }],
+    ['AB12.7', undefined],
+    ['ab12.', undefined],
+    ['.7', undefined],
+  ])('parses cursor %s', (cursor, expected) => {
+    expect(parseCursor(cursor)).toEqual(expected);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * ps in pages (docs/design.md §6.6): a page holds at most `limit` processes after the cursor,
+ * in the table's order (session, name, uuid), so a client pages through any number of
+ * processes with records that stay small. The cursor is the sort key of the last process
+ * given, so a page never repeats or skips a process that was there on both pages.
+ */
+import { LIMITS, type ProcessInstance } from '@kpm/contracts';
+
+export interface PsPage {
+  processes: ProcessInstance[];
+  /** More processes follow the page. */
+  more: boolean;
+}
+
+/** `<session>/<name>/<uuid>`: where the next page starts. */
+export function cursorOf(process: ProcessInstance): string {
+  const { session, name } = process.description.metadata;
+  return `${session}/${name}/${process.uuid}`;
+}
+
+/** The page of `sorted` (in `byName` order) after `cursor`, at most `limit` long. */
+export function psPage(
+  sorted: readonly ProcessInstance[],
+  cursor: string | undefined,
+  limit: number = LIMITS.defaultPsLimit,
+): PsPage {
+  const start = cursor === undefined ? 0 : firstAfter(sorted, cursor.split('/'));
+  const processes = sorted.slice(start, start + limit);
+  return { processes, more: start + limit < sorted.length };
+}
+
+/** Session, then name, then uuid, as `byName` orders rows. */
+export function compareSortKeys(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const order = a[i].localeCompare(b[i]);
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+export function sortKeyOf(process: ProcessInstance): string[] {
+  const { session, name } = process.description.metadata;
+  return [session, name, process.uuid];
+}
+
+/** Binary search: the index of the first process sorted after `key`. */
+function firstAfter(sorted: readonly ProcessInstance[], key: readonly string[]): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (compareSortKeys(sortKeyOf(sorted[middle]), key) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
