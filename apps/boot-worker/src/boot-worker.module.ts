@@ -29,9 +29,10 @@ export class BootWorkerModule {
   }
 
   /**
-   * The boot-worker's consumer group reads every command, one consumer per partition: a long
-   * command (a large boot, a kill waiting out grace periods) holds up its own session's partition
-   * only, never the commands of sessions on the other partitions. A command on another partition
+   * The boot-worker's consumer group reads every command, one consumer per partition. Within a
+   * partition the sessions run concurrently (up to `commands.maxInFlight` commands), one
+   * session's commands in order: a long command (a large boot, a terminate waiting out grace
+   * periods) holds up its own session only (docs/design.md §9.2). A command on another partition
    * than its session's is skipped: the state service forwards it there (docs/design.md §9.6).
    */
   static consumer(settings: KpmSettings): ServiceConsumer {
@@ -48,6 +49,7 @@ export class BootWorkerModule {
           deadLetters: app.get(KafkaDeadLetterSink),
           maxRecordBytes: settings.kafka.maxRecordBytes,
           consumers: settings.kafka.partitions,
+          runner: { maxInFlight: settings.commands.maxInFlight },
           onHealth: ({ ready, detail }) => readiness.set('kafka-consumer', ready, detail),
           skip: (record) => {
             const route = commandRoute(record, settings.kafka.partitions);

@@ -15,6 +15,20 @@ describe('boot-worker settings', () => {
     });
     expect(volumes).toEqual([]);
     expect(homePathBase).toBeUndefined();
+    expect(loadSettings('boot-worker', {}).commands.maxInFlight).toBe(64);
+  });
+
+  it.each([
+    [{ KPM_COMMANDS_MAX_IN_FLIGHT: '8' }, 8],
+    [{ KPM_CONFIG: yamlFile('commands:\n  maxInFlight: 3\n') }, 3],
+  ])('reads commands.maxInFlight from %p', (env, expected) => {
+    expect(loadSettings('boot-worker', env).commands.maxInFlight).toBe(expected);
+  });
+
+  it.each(['0', '10001', '2.5'])('names commands.maxInFlight when it is %p', (raw) => {
+    expect(() => loadSettings('boot-worker', { KPM_COMMANDS_MAX_IN_FLIGHT: raw })).toThrow(
+      /commands\.maxInFlight/,
+    );
   });
 
   it('reads podManagement, volumes and homePathBase from YAML, then KPM_* variables', () => {

@@ -198,6 +198,19 @@ export class PodManagementConfig {
   maxProcessesPerBoot?: number;
 }
 
+/** How the boot-worker carries out commands (docs/design.md §9.2). */
+export class CommandsConfig {
+  /**
+   * Commands of one partition read and not yet finished, running or waiting behind an earlier
+   * command of their session. Sessions run concurrently, one session's commands in order; at the
+   * bound, reading that partition pauses until a command finishes.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  maxInFlight = 64;
+}
+
 /** Environment variables for the boot-worker's settings (`KPM_*`), by setting path. */
 export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
   ['KPM_KILL_TIMEOUT_SECONDS', 'podManagement.killTimeoutSeconds', Number],
@@ -217,6 +230,7 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_ALLOW_PRIVILEGED', 'podManagement.allowPrivileged', (raw) => raw === 'true'],
   ['KPM_RESTART_CLEANUP_SECONDS', 'podManagement.restartCleanupSeconds', Number],
   ['KPM_HOME_PATH_BASE', 'homePathBase', String],
+  ['KPM_COMMANDS_MAX_IN_FLIGHT', 'commands.maxInFlight', Number],
   ['KPM_HOST_PATH_PREFIXES', 'podManagement.hostPathPrefixes', commaList],
   ['KPM_ALLOWED_CAPABILITIES', 'podManagement.allowedCapabilities', commaList],
   ['KPM_MAX_CPU', 'podManagement.maxCpu', String],

@@ -17,6 +17,7 @@ import { DNS_SUBDOMAIN } from '@kpm/contracts/validation/rules';
 import {
   ABSOLUTE_PATH,
   ABSOLUTE_PATH_MESSAGE,
+  CommandsConfig,
   PodManagementConfig,
   VolumeConfig,
 } from './boot-worker-settings';
@@ -136,6 +137,11 @@ export class KpmSettings {
   @ValidateNested()
   @Type(() => PodManagementConfig)
   podManagement = new PodManagementConfig();
+
+  /** How the boot-worker carries out commands: per-session concurrency, bounded. */
+  @ValidateNested()
+  @Type(() => CommandsConfig)
+  commands = new CommandsConfig();
 
   @IsArray()
   @ValidateNested({ each: true })

@@ -5,7 +5,7 @@ const join: Step = (h) => h.joinedGroup();
 const crash: Step = (h) => h.crashed(new Error('message larger than the max message size'), true);
 const stop: Step = (h) => h.crashed(new Error('fatal'), false);
 const stuck: Step = (h) => h.retrying('kpm.commands[3]', '42', 2, 'API server unreachable');
-const moved: Step = (h) => h.progressed('kpm.commands[3]');
+const moved: Step = (h) => h.progressed('kpm.commands[3]', '42');
 
 describe('ConsumerHealth', () => {
   it.each<[string, Step[], ConsumerHealthReport]>([

@@ -9,6 +9,7 @@ export interface ConsumerHealthReport {
 }
 
 interface Stall {
+  partition: string;
   offset: string;
   attempts: number;
   reason: string;
@@ -37,25 +38,34 @@ export class ConsumerHealth {
     this.changed();
   }
 
-  /** The handler of `partition` (`topic[p]`) failed on `offset` and will be retried. */
+  /**
+   * The handler of `partition` (`topic[p]`) failed on `offset` and will be retried. Stalls are
+   * per record: other sessions' records of the partition may finish meanwhile, but its commits
+   * stay behind the stuck one (docs/design.md §9.2).
+   */
   retrying(partition: string, offset: string, attempts: number, reason: string): void {
-    this.stalls.set(partition, { offset, attempts, reason: reason.slice(0, 512) });
+    this.stalls.set(`${partition}@${offset}`, {
+      partition,
+      offset,
+      attempts,
+      reason: reason.slice(0, 512),
+    });
     this.changed();
   }
 
-  /** `partition` moved past the record it was stuck on. */
-  progressed(partition: string): void {
-    if (this.stalls.delete(partition)) this.changed();
+  /** The record at `offset` of `partition` is finished (handled, or dead-lettered). */
+  progressed(partition: string, offset: string): void {
+    if (this.stalls.delete(`${partition}@${offset}`)) this.changed();
   }
 
   report(): ConsumerHealthReport {
     if (this.crash) return { ready: false, detail: this.crash };
     if (!this.joined) return { ready: false, detail: 'joining the group' };
     if (this.stalls.size === 0) return { ready: true, detail: 'consuming' };
-    const detail = [...this.stalls]
+    const detail = [...this.stalls.values()]
       .map(
-        ([partition, s]) =>
-          `${partition} makes no progress: offset ${s.offset} failed ${s.attempts} time${s.attempts === 1 ? '' : 's'}: ${s.reason}`,
+        (s) =>
+          `${s.partition} makes no progress: offset ${s.offset} failed ${s.attempts} time${s.attempts === 1 ? '' : 's'}: ${s.reason}`,
       )
       .join('; ');
     return { ready: false, detail };

@@ -1,4 +1,5 @@
-import { ConsumerRunner, type RecordHandler } from './consumer-runner';
+import type { KafkaMessage } from 'kafkajs';
+import { ConsumerRunner, type RecordContext, type RecordHandler } from './consumer-runner';
 import type { DeadLetterSink } from './dead-letter-sink';
 import type { InboundRecord } from './inbound-record';
 import { PoisonRecordError } from './poison-record';
@@ -10,7 +11,7 @@ interface Letter {
   errors: ReadonlyArray<{ path?: string; message: string }>;
 }
 
-async function runner(handle: RecordHandler, maxAttempts = 3, log: Step[] = []) {
+async function runner(handle: RecordHandler, maxAttempts = 3, log: Step[] = [], maxInFlight = 8) {
   const consumer = new FakeConsumer({}, log);
   const letters: Letter[] = [];
   const deadLetters: DeadLetterSink = {
@@ -26,6 +27,7 @@ async function runner(handle: RecordHandler, maxAttempts = 3, log: Step[] = []) 
     handle,
     deadLetters,
     maxAttempts,
+    maxInFlight,
     backoff: { initialMs: 1, maxMs: 1 },
   });
   await instance.start();
@@ -49,46 +51,74 @@ function scripted(script: Partial<Record<string, Outcome[]>>, log: Step[]) {
   return handler;
 }
 
+/** A handler whose records finish when the test says so, recording starts and contexts. */
+function gated() {
+  const started: string[] = [];
+  const contexts = new Map<string, RecordContext>();
+  const gates = new Map<string, () => void>();
+  const handle: RecordHandler = (record, context) => {
+    started.push(record.offset);
+    contexts.set(record.offset, context);
+    return new Promise<void>((resolve, reject) => {
+      gates.set(record.offset, resolve);
+      // Like the boot-worker's handlers: give up when the consumer stops.
+      context.signal.addEventListener('abort', () => reject(new Error('stopping')));
+    });
+  };
+  const finish = async (offset: string) => {
+    await until(() => gates.has(offset), `record ${offset} started`);
+    gates.get(offset)!();
+  };
+  return { handle, started, contexts, finish };
+}
+
+/** Records at offsets 0.. of the sessions named, in order. */
+const sessions = (...keys: string[]): KafkaMessage[] =>
+  keys.map((key, offset) => message(offset, `v${offset}`, key));
+
 describe('ConsumerRunner', () => {
   it.each<{
     rule: string;
     script: Partial<Record<string, Outcome[]>>;
-    steps: string[];
+    handled: string[];
     letters: object[];
   }>([
     {
-      rule: 'resolves each offset only after its handler finished',
+      rule: 'handles the records of one session in order and commits past the last',
       script: {},
-      steps: ['handle 0 ok', 'resolve 0', 'handle 1 ok', 'resolve 1', 'handle 2 ok', 'resolve 2'],
+      handled: ['handle 0 ok', 'handle 1 ok', 'handle 2 ok'],
       letters: [],
     },
     {
       rule: 'dead-letters a poison record with its reason and handles the next record',
       script: { '1': ['poison'] },
-      steps: ['handle 0 ok', 'resolve 0', 'handle 1 poison', 'dead-letter 1', 'resolve 1'],
+      handled: ['handle 0 ok', 'handle 1 poison', 'dead-letter 1', 'handle 2 ok'],
       letters: [{ offset: '1', reason: 'not a CloudEvent', errors: [{ message: 'x' }] }],
     },
     {
       rule: 'retries a failing handler until it succeeds',
       script: { '0': ['fail', 'fail', 'ok'] },
-      steps: ['handle 0 fail', 'handle 0 fail', 'handle 0 ok', 'resolve 0', 'handle 1 ok'],
+      handled: ['handle 0 fail', 'handle 0 fail', 'handle 0 ok', 'handle 1 ok', 'handle 2 ok'],
       letters: [],
     },
     {
       rule: 'dead-letters a record whose handler keeps failing, then moves on',
       script: { '0': ['fail', 'fail', 'fail'] },
-      steps: ['handle 0 fail', 'handle 0 fail', 'handle 0 fail', 'dead-letter 0', 'resolve 0'],
+      handled: ['handle 0 fail', 'handle 0 fail', 'handle 0 fail', 'dead-letter 0', 'handle 1 ok'],
       letters: [
         { offset: '0', reason: 'handler failed after 3 attempts: broker down', errors: [] },
       ],
     },
-  ])('$rule', async ({ script, steps, letters: expected }) => {
+  ])('$rule', async ({ script, handled, letters: expected }) => {
     const log: Step[] = [];
     const { consumer, letters } = await runner(scripted(script, log), 3, log);
     const batch = fakeBatch('kpm.commands', 0, [message(0), message(1), message(2)], log);
     await consumer.eachBatch!(batch.payload);
-    expect(log.join(' | ')).toContain(steps.join(' | '));
+    await until(() => consumer.commits.includes('3'), 'offset 3 committed');
+    const work = log.filter((step) => !step.startsWith('commit') && !step.startsWith('resolve'));
+    expect(work.join(' | ')).toContain(handled.join(' | '));
     expect(batch.resolved).toEqual(['0', '1', '2']);
+    expect(consumer.commits.map(Number)).toEqual([...consumer.commits.map(Number)].sort());
     expect(letters.map(({ record, ...letter }) => ({ offset: record.offset, ...letter }))).toEqual(
       expected,
     );
@@ -99,6 +129,7 @@ describe('ConsumerRunner', () => {
       throw new PoisonRecordError('bad');
     });
     await consumer.eachBatch!(fakeBatch('kpm.commands', 4, [message(7, 'raw')]).payload);
+    await until(() => letters.length === 1, 'the dead letter');
     expect(letters).toEqual([
       {
         record: expect.objectContaining({ topic: 'kpm.commands', partition: 4, offset: '7' }),
@@ -108,6 +139,20 @@ describe('ConsumerRunner', () => {
     ]);
     expect(letters[0].record.key).toBe('session-a');
     expect(letters[0].record.value?.toString()).toBe('raw');
+  });
+
+  it('runs the sessions of a partition concurrently; the commit waits for the lowest unfinished', async () => {
+    const { handle, started, finish } = gated();
+    const { consumer } = await runner(handle);
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b', 'c')).payload);
+    await until(() => started.length === 3, 'all three sessions started');
+    await finish('1');
+    await finish('2');
+    await until(() => started.length === 3);
+    expect(consumer.commits).toEqual([]);
+    await finish('0');
+    await until(() => consumer.commits.length > 0, 'a commit');
+    expect(consumer.commits).toEqual(['3']);
   });
 
   it('skips, logs and counts a record that cannot even be dead-lettered (never reads it again)', async () => {
@@ -127,7 +172,7 @@ describe('ConsumerRunner', () => {
     await instance.start();
     const batch = fakeBatch('kpm.commands', 2, [message(5), message(6)]);
     await consumer.eachBatch!(batch.payload);
-    expect(batch.resolved).toEqual(['5', '6']);
+    await until(() => consumer.commits.includes('7'), 'offset 7 committed');
     expect(failed).toEqual(['5', '6']);
     expect(errors[0]).toBe(
       'kpm.commands[2]@5: could not be dead-lettered (message larger than the max message size); skipped. It was refused because: not UTF-8 JSON',
@@ -181,38 +226,95 @@ describe('ConsumerRunner', () => {
     });
     await instance.start();
     consumer.emit('join', {});
-    const delivery = consumer.eachBatch!(fakeBatch('kpm.commands', 3, [message(9)], log).payload);
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 3, [message(9)], log).payload);
     await until(() => calls === 2, 'the retry started');
     expect(instance.health.report()).toEqual({
       ready: false,
       detail: 'kpm.commands[3] makes no progress: offset 9 failed 1 time: API server unreachable',
     });
     release();
-    await delivery;
+    await until(() => consumer.commits.includes('10'), 'offset 10 committed');
     expect(reports[reports.length - 1]).toEqual({ ready: true, detail: 'consuming' });
   });
 
-  it('does not resolve a record while its handler is still running', async () => {
-    let finish!: () => void;
-    const { consumer } = await runner(() => new Promise<void>((resolve) => (finish = resolve)));
-    const batch = fakeBatch('kpm.commands', 0, [message(0)]);
-    const delivery = consumer.eachBatch!(batch.payload);
-    await until(() => finish !== undefined, 'the handler started');
-    expect(batch.resolved).toEqual([]);
-    finish();
-    await delivery;
-    expect(batch.resolved).toEqual(['0']);
+  it("keeps one session's records in order: the next starts when the previous finished", async () => {
+    const { handle, started, finish } = gated();
+    const { consumer } = await runner(handle);
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b', 'a')).payload);
+    await until(() => started.length === 2, 'a and b started');
+    expect(started).toEqual(['0', '1']);
+    await finish('1');
+    await until(() => consumer.commits.length === 0 && started.length === 2);
+    await finish('0');
+    await until(() => started.length === 3, "a's second record started");
+    expect(consumer.commits).toEqual(['2']);
+    await finish('2');
+    await until(() => consumer.commits.includes('3'), 'offset 3 committed');
   });
 
-  it('leaves a record unresolved when stopped between retries (it is delivered again)', async () => {
-    const log: Step[] = [];
-    const { consumer, instance } = await runner(scripted({ '0': ['fail', 'fail'] }, log), 5);
-    const batch = fakeBatch('kpm.commands', 0, [message(0), message(1)], log);
-    const delivery = consumer.eachBatch!(batch.payload);
-    await instance.stop();
+  it('fetches no further than maxInFlight records of a partition not yet finished', async () => {
+    const { handle, started, finish } = gated();
+    const { consumer } = await runner(handle, 3, [], 2);
+    const batch = fakeBatch('kpm.commands', 0, sessions('a', 'b', 'c'));
+    let returned = false;
+    const delivery = consumer.eachBatch!(batch.payload).then(() => (returned = true));
+    await until(() => started.length === 2, 'two records started');
+    expect(batch.resolved).toEqual(['0', '1']);
+    expect(returned).toBe(false);
+    await finish('1');
     await delivery;
-    expect(batch.resolved).toEqual([]);
+    expect(batch.resolved).toEqual(['0', '1', '2']);
+    expect(started).toEqual(['0', '1', '2']);
+  });
+
+  it('does not handle a redelivered record again (a rebalance that kept the partition)', async () => {
+    const { handle, started, finish } = gated();
+    const { consumer } = await runner(handle);
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b')).payload);
+    await finish('1');
+    consumer.emit('join', { memberId: 'm1', memberAssignment: { 'kpm.commands': [0] } });
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b', 'c')).payload);
+    await until(() => started.length === 3, 'the new record started');
+    expect(started).toEqual(['0', '1', '2']);
+  });
+
+  it('stops the work of a partition this member lost, and commits nothing more for it', async () => {
+    const { handle, contexts, finish } = gated();
+    const { consumer } = await runner(handle);
+    consumer.emit('join', { memberId: 'm1', memberAssignment: { 'kpm.commands': [0, 1] } });
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a')).payload);
+    await until(() => contexts.has('0'), 'record 0 started');
+    consumer.emit('join', { memberId: 'm1', memberAssignment: { 'kpm.commands': [1] } });
+    expect(contexts.get('0')!.signal.aborted).toBe(true);
+    await finish('0');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(consumer.commits).toEqual([]);
+  });
+
+  it('leaves a record uncommitted when stopped between retries (it is delivered again)', async () => {
+    const log: Step[] = [];
+    const { consumer, instance } = await runner(scripted({ '0': ['fail', 'fail'] }, log), 5, log);
+    const batch = fakeBatch('kpm.commands', 0, [message(0), message(1)], log);
+    await consumer.eachBatch!(batch.payload);
+    await until(() => log.includes('handle 0 fail'), 'the first attempt');
+    await instance.stop();
+    expect(consumer.commits).toEqual([]);
     expect(log).not.toContain('handle 1 ok');
+    expect(log[log.length - 1]).toBe('consumer disconnect');
+  });
+
+  it('commits what finished before it leaves the group when stopped', async () => {
+    const { handle, contexts, finish } = gated();
+    const log: Step[] = [];
+    const { consumer, instance } = await runner(handle, 3, log);
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b')).payload);
+    await finish('0');
+    await until(() => contexts.has('1'));
+    const stopped = instance.stop();
+    expect(contexts.get('1')!.signal.aborted).toBe(true);
+    await stopped;
+    expect(consumer.commits).toEqual(['1']);
+    expect(log.slice(-2)).toEqual(['commit 0@1', 'consumer disconnect']);
   });
 
   it('stops handling a batch that went stale (the partition moved in a rebalance)', async () => {
@@ -225,8 +327,18 @@ describe('ConsumerRunner', () => {
     expect(batch.resolved).toEqual([]);
   });
 
-  it('commits through the consumer (auto-commit of resolved offsets), never before resolving', async () => {
+  it('gives handlers a heartbeat that never throws at them', async () => {
+    const { handle, contexts } = gated();
+    const { consumer } = await runner(handle);
+    const batch = fakeBatch('kpm.commands', 0, sessions('a'));
+    batch.payload.heartbeat = () => Promise.reject(new Error('rebalance in progress'));
+    await consumer.eachBatch!(batch.payload);
+    await until(() => contexts.has('0'));
+    await expect(contexts.get('0')!.heartbeat()).resolves.toBeUndefined();
+  });
+
+  it('commits by the lanes, never by the fetch position (kafkajs auto-commit off)', async () => {
     const { consumer } = await runner(scripted({}, []));
-    expect(consumer.runOptions).toMatchObject({ autoCommit: true, eachBatchAutoResolve: false });
+    expect(consumer.runOptions).toMatchObject({ autoCommit: false, eachBatchAutoResolve: false });
   });
 });

@@ -1,13 +1,18 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
 import { ConsumerHealth, type ConsumerHealthReport } from './consumer-health';
-import type { DeadLetterSink } from './dead-letter-sink';
+import { deadLetterOrSkip, type DeadLetterSink } from './dead-letter-sink';
 import { whileHeartbeating } from './heartbeats';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
+import { PartitionWork } from './partition-work';
 import { PoisonRecordError } from './poison-record';
 
-/** What a handler may do besides its work: keep the group membership alive during long work. */
+/** What a handler may do besides its work. */
 export interface RecordContext {
+  /**
+   * Best effort: the consumer keeps its group membership by itself while records are handled
+   * (the fetch loop runs on); a failed heartbeat is logged, never thrown at the handler.
+   */
   heartbeat(): Promise<void>;
   /** Aborted when the consumer stops or loses the partition; long handlers should give up. */
   signal: AbortSignal;
@@ -30,23 +35,38 @@ export interface ConsumerRunnerOptions {
   backoff?: BackoffPolicy;
   /** Partitions handled in parallel: one failing partition never holds up the others. */
   partitionsConsumedConcurrently?: number;
-  /** Heartbeats are sent this often while a handler runs (kafkajs only beats between messages). */
+  /**
+   * Records of one partition admitted and not yet finished (running, or waiting behind an earlier
+   * record of their lane); fetching that partition pauses at the bound.
+   */
+  maxInFlight?: number;
+  /** The lane of a record: one lane's records run one at a time, in order (default: the key). */
+  laneOf?: (record: InboundRecord) => string;
+  /** Heartbeats are sent this often while the fetch waits for room. */
   heartbeatEveryMs?: number;
   fromBeginning?: boolean;
   logger?: RunnerLogger;
-  /** Told whenever the consumer's health changes (in the group, crashing, a partition stuck). */
+  /** Told whenever the consumer's health changes (in the group, crashing, a record stuck). */
   onHealth?: (report: ConsumerHealthReport) => void;
 }
 
+type RunnerSettings = Required<Omit<ConsumerRunnerOptions, 'logger' | 'onHealth'>> & {
+  logger?: RunnerLogger;
+};
+
 /**
- * At-least-once consumption: each record's offset is resolved only after its handler finished,
- * poison records are dead-lettered and skipped, and handler failures back off instead of spinning.
+ * At-least-once consumption with per-lane concurrency (docs/design.md §9.2): records of different
+ * lanes (sessions) of one partition run concurrently, one lane's records in order; an offset is
+ * committed only once every record below it finished, so a crash redelivers every unfinished
+ * record. Poison records are dead-lettered and skipped; handler failures back off in their lane.
  */
 export class ConsumerRunner {
   private readonly stopping = new AbortController();
-  private readonly options: Required<Omit<ConsumerRunnerOptions, 'logger' | 'onHealth'>> & {
-    logger?: RunnerLogger;
-  };
+  private readonly options: RunnerSettings;
+  private readonly partitions = new Map<string, PartitionWork>();
+  /** The latest batch's heartbeat per partition: kafkajs offers heartbeats on batches only. */
+  private readonly heartbeats = new Map<string, () => Promise<void>>();
+  private memberId?: string;
   readonly health: ConsumerHealth;
 
   constructor(options: ConsumerRunnerOptions) {
@@ -54,6 +74,8 @@ export class ConsumerRunner {
       maxAttempts: 8,
       backoff: { initialMs: 250, maxMs: 30_000 },
       partitionsConsumedConcurrently: 6,
+      maxInFlight: 32,
+      laneOf: (record) => record.key ?? '',
       heartbeatEveryMs: 1_000,
       fromBeginning: true,
       ...options,
@@ -63,102 +85,161 @@ export class ConsumerRunner {
 
   async start(): Promise<void> {
     const { consumer, topics, fromBeginning, partitionsConsumedConcurrently } = this.options;
-    consumer.on(consumer.events.GROUP_JOIN, () => this.health.joinedGroup());
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.health.joinedGroup();
+      this.joined(payload.memberId, payload.memberAssignment);
+    });
     consumer.on(consumer.events.CRASH, ({ payload }) =>
       this.health.crashed(payload.error, payload.restart),
     );
     await consumer.connect();
     await consumer.subscribe({ topics: [...topics], fromBeginning });
     await consumer.run({
-      autoCommit: true,
-      autoCommitInterval: 500,
+      // Commits follow the lanes' watermark (PartitionWork), not the fetch position.
+      autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently,
       eachBatch: (payload) => this.consumeBatch(payload),
     });
   }
 
-  /** Finishes the record in hand (without starting retries), commits what is resolved, leaves the group. */
+  /** Handlers give up (their records are redelivered), what finished is committed, the group is left. */
   async stop(): Promise<void> {
     this.stopping.abort();
+    await Promise.all([...this.partitions.values()].map((work) => work.settled()));
     await this.options.consumer.disconnect();
   }
 
   private async consumeBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    const heartbeat = () => payload.heartbeat();
+    const work = this.workOf(batch.topic, batch.partition);
+    this.heartbeats.set(`${batch.topic}:${batch.partition}`, () => payload.heartbeat());
+    const current = () => payload.isRunning() && !payload.isStale() && !work.signal.aborted;
     for (const message of batch.messages) {
-      if (!payload.isRunning() || payload.isStale()) return;
+      if (work.full)
+        await this.withHeartbeats(
+          () => payload.heartbeat(),
+          () => work.room(),
+        );
+      if (!current()) return; // unresolved records are fetched again and admitted then
       const record = toInboundRecord(batch.topic, batch.partition, message);
-      const finished = await this.withHeartbeats(heartbeat, () =>
-        this.handleWithRetries(record, heartbeat),
-      );
-      if (!finished) return; // stopping mid-retry: leave the offset unresolved so it is redelivered
+      work.admit(record, this.options.laneOf(record));
+      // The fetch position only: with autoCommit off, kafkajs commits nothing by itself.
       payload.resolveOffset(message.offset);
-      await payload.commitOffsetsIfNecessary();
     }
   }
 
-  private async handleWithRetries(
-    record: InboundRecord,
-    heartbeat: () => Promise<void>,
-  ): Promise<boolean> {
+  private workOf(topic: string, partition: number): PartitionWork {
+    const key = `${topic}:${partition}`;
+    let work = this.partitions.get(key);
+    if (!work) {
+      work = this.createWork(topic, partition);
+      this.partitions.set(key, work);
+    }
+    return work;
+  }
+
+  private createWork(topic: string, partition: number): PartitionWork {
+    const { consumer, logger, maxInFlight } = this.options;
+    const warn = (message: string) => logger?.warn(message);
+    return new PartitionWork(
+      {
+        topic,
+        partition,
+        maxInFlight,
+        handle: (record, signal) =>
+          this.handleWithRetries(record, this.contextFor(`${topic}:${partition}`, signal)),
+        commit: (offset) => consumer.commitOffsets([{ topic, partition, offset }]),
+        warn,
+        relaunchAfterMs: this.options.backoff.maxMs,
+      },
+      this.stopping.signal,
+    );
+  }
+
+  private contextFor(key: string, signal: AbortSignal): RecordContext {
+    const { logger } = this.options;
+    const heartbeat = () => this.heartbeats.get(key)?.() ?? Promise.resolve();
+    return {
+      heartbeat: () =>
+        heartbeat().catch((error: unknown) => logger?.warn(`heartbeat failed: ${describe(error)}`)),
+      signal,
+    };
+  }
+
+  /**
+   * After each rebalance: the work of partitions this member lost stops and commits nothing more
+   * (their new owner redelivers from the watermark); a new member id means this member missed
+   * generations, so everything it held is dropped. Kept partitions commit their watermark again.
+   */
+  private joined(memberId: string, assignment: Record<string, number[]>): void {
+    const sameMember = this.memberId === undefined || this.memberId === memberId;
+    this.memberId = memberId;
+    for (const [key, work] of this.partitions) {
+      const [topic, partition] = splitKey(key);
+      if (sameMember && assignment[topic]?.includes(partition)) {
+        work.recommit();
+        continue;
+      }
+      work.revoke();
+      this.partitions.delete(key);
+      this.heartbeats.delete(key);
+    }
+  }
+
+  private async handleWithRetries(record: InboundRecord, context: RecordContext): Promise<boolean> {
     const { handle, maxAttempts, backoff, logger } = this.options;
-    const context: RecordContext = { heartbeat, signal: this.stopping.signal };
     for (let attempt = 1; ; attempt++) {
       try {
         await handle(record, context);
-        this.health.progressed(where(record, false));
-        return true;
+        return this.finished(record);
       } catch (error) {
         if (error instanceof PoisonRecordError) {
           await this.deadLetter(record, error.reason, error.errors);
-          this.health.progressed(where(record, false));
-          return true;
+          return this.finished(record);
         }
-        const reason = error instanceof Error ? error.message : String(error);
+        if (context.signal.aborted) return false; // given up while stopping: redelivered
+        const reason = describe(error);
         if (attempt >= maxAttempts) {
           logger?.error(`${where(record)}: giving up after ${attempt} attempts: ${reason}`);
           await this.deadLetter(record, `handler failed after ${attempt} attempts: ${reason}`);
-          this.health.progressed(where(record, false));
-          return true;
+          return this.finished(record);
         }
         logger?.warn(`${where(record)}: attempt ${attempt} failed, retrying: ${reason}`);
         this.health.retrying(where(record, false), record.offset, attempt, reason);
-        await delay(backoffDelay(attempt, backoff), this.stopping.signal);
-        if (this.stopping.signal.aborted) return false;
+        await delay(backoffDelay(attempt, backoff), context.signal);
+        if (context.signal.aborted) return false;
       }
     }
   }
 
-  /**
-   * Dead-letters `record`; if even that fails, logs and counts it and moves on: a record read
-   * again and again would hold up its partition for good (docs/design.md §3.3).
-   */
-  private async deadLetter(
+  private finished(record: InboundRecord): true {
+    this.health.progressed(where(record, false), record.offset);
+    return true;
+  }
+
+  private deadLetter(
     record: InboundRecord,
     reason: string,
     errors?: ReadonlyArray<{ path?: string; message: string }>,
   ): Promise<void> {
-    const { deadLetters, logger } = this.options;
-    try {
-      await deadLetters.publish(record, reason, errors);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      logger?.error(
-        `${where(record)}: could not be dead-lettered (${why}); skipped. It was refused because: ${reason.slice(0, 1024)}`,
-      );
-      deadLetters.failed?.(record, error);
-    }
+    return deadLetterOrSkip(this.options.deadLetters, record, reason, errors, this.options.logger);
   }
 
   private withHeartbeats<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
     return whileHeartbeating(heartbeat, this.options.heartbeatEveryMs, work, (error: unknown) => {
-      this.options.logger?.warn(
-        `heartbeat failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.options.logger?.warn(`heartbeat failed: ${describe(error)}`);
     });
   }
+}
+
+function splitKey(key: string): [string, number] {
+  const at = key.lastIndexOf(':');
+  return [key.slice(0, at), Number(key.slice(at + 1))];
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** `topic[p]@offset`, or `topic[p]` without the offset. */

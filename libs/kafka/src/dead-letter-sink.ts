@@ -13,3 +13,25 @@ export interface DeadLetterSink {
    */
   failed?(record: InboundRecord, error: unknown): void;
 }
+
+/**
+ * Dead-letters `record`; if even that fails, logs and counts it and moves on: a record read
+ * again and again would hold up its partition for good (docs/design.md §3.3).
+ */
+export async function deadLetterOrSkip(
+  sink: DeadLetterSink,
+  record: InboundRecord,
+  reason: string,
+  errors?: ReadonlyArray<{ path?: string; message: string }>,
+  logger?: { error(message: string): void },
+): Promise<void> {
+  try {
+    await sink.publish(record, reason, errors);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    logger?.error(
+      `${record.topic}[${record.partition}]@${record.offset}: could not be dead-lettered (${why}); skipped. It was refused because: ${reason.slice(0, 1024)}`,
+    );
+    sink.failed?.(record, error);
+  }
+}

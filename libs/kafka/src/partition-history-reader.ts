@@ -2,14 +2,14 @@
  * Reads chosen partitions of topics from their beginning up to a target offset, once, with
  * read_committed isolation: how a stateful consumer rebuilds what it owned before a restart or
  * a rebalance. kafkajs has no manual assignment, so a private consumer group with no commits
- * does the reading; partitions nobody asked for are paused.
+ * does the reading (deleted afterwards); partitions nobody asked for are paused.
  */
 import { randomUUID } from 'node:crypto';
 import type { Consumer } from 'kafkajs';
 import { CatchUp } from './catch-up';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
-import { withAdmin } from './shared-admin';
+import { deletePrivateGroup, withAdmin } from './shared-admin';
 
 export interface HistoryRequest {
   topic: string;
@@ -37,8 +37,9 @@ export async function readPartitionHistory(
     [...targets].filter(([, t]) => t.end > t.start).map(([k, t]) => [k, t.end]),
   );
   if (open.done) return { records: 0 };
+  const groupId = `${options.label}-history-${randomUUID()}`;
   const consumer = kafka.consumer({
-    groupId: `${options.label}-history-${randomUUID()}`,
+    groupId,
     maxWaitTimeInMs: 250,
     allowAutoTopicCreation: false,
   });
@@ -53,6 +54,7 @@ export async function readPartitionHistory(
     return { records: read.records() };
   } finally {
     await consumer.disconnect();
+    await deletePrivateGroup(kafka, groupId);
   }
 }
 

@@ -10,9 +10,10 @@ import { CatchUp } from './catch-up';
 import { whileHeartbeating } from './heartbeats';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
+import { deletePrivateGroup } from './shared-admin';
 
 export interface PositionedReadRequest {
-  /** A group id nobody else uses. */
+  /** A group id nobody else uses; deleted when the reader closes. */
   groupId: string;
   topics: readonly string[];
   /** The next offset to hand out per `topic/partition`; moves on as records are handed out. */
@@ -53,7 +54,12 @@ export async function readFromPositions(
     await consumer.disconnect().catch(() => undefined);
     throw error;
   }
-  return { close: () => consumer.disconnect() };
+  return {
+    close: async () => {
+      await consumer.disconnect();
+      await deletePrivateGroup(kafka, request.groupId);
+    },
+  };
 }
 
 function seekToPositions(

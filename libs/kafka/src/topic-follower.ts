@@ -7,10 +7,10 @@ import type { Consumer } from 'kafkajs';
 import { CatchUp } from './catch-up';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
-import { nonEmptyPartitionEnds } from './shared-admin';
+import { deletePrivateGroup, nonEmptyPartitionEnds } from './shared-admin';
 
 export interface TopicFollowOptions {
-  /** A group id nobody else uses: the follower commits nothing. */
+  /** A group id nobody else uses: the follower commits nothing; the group is deleted at stop. */
   groupId: string;
   /** Read from the beginning; progress is reported until what they held at start is read. */
   replay: readonly string[];
@@ -64,6 +64,8 @@ export class TopicFollower {
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+    if (!this.consumer) return;
+    await this.consumer.disconnect();
+    await deletePrivateGroup(this.kafka, this.options.groupId);
   }
 }

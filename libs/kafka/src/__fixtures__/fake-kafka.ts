@@ -16,6 +16,8 @@ export class FakeConsumer {
   readonly options: Record<string, unknown>;
   eachBatch?: (payload: EachBatchPayload) => Promise<void>;
   runOptions?: Record<string, unknown>;
+  /** Offsets committed through `commitOffsets`, in order. */
+  readonly commits: string[] = [];
   private readonly listeners = new Map<string, Listener[]>();
 
   constructor(
@@ -41,6 +43,14 @@ export class FakeConsumer {
     return Promise.resolve();
   };
 
+  commitOffsets = (offsets: Array<{ topic: string; partition: number; offset: string }>) => {
+    for (const { partition, offset } of offsets) {
+      this.log.push(`commit ${partition}@${offset}`);
+      this.commits.push(offset);
+    }
+    return Promise.resolve();
+  };
+
   run(options: { eachBatch: (payload: EachBatchPayload) => Promise<void> }): Promise<void> {
     this.runOptions = options;
     this.eachBatch = options.eachBatch;
@@ -63,10 +73,11 @@ export interface FakeBatch {
 export function message(
   offset: number,
   value: string | Buffer | null = `v${offset}`,
+  key = 'session-a',
 ): KafkaMessage {
   return {
     offset: String(offset),
-    key: Buffer.from('session-a'),
+    key: Buffer.from(key),
     value: typeof value === 'string' ? Buffer.from(value) : value,
     timestamp: '1700000000000',
     attributes: 0,

@@ -2,7 +2,7 @@ import { CommandType, encodeEvent, EXAMPLE_EVENTS } from '@kpm/contracts';
 import { throwError, of } from 'rxjs';
 import type { DeadLetterSink } from '../dead-letter-sink';
 import type { InboundRecord } from '../inbound-record';
-import { fakeBatch, FakeKafka, message } from '../__fixtures__/fake-kafka';
+import { fakeBatch, FakeKafka, message, until } from '../__fixtures__/fake-kafka';
 import { CloudEventServer, INVALID_EVENT, type InvalidEvent } from './cloud-event-server';
 import type { KafkaEventContext } from './kafka-event-context';
 
@@ -54,7 +54,10 @@ async function server(
       3,
       values.map((v, i) => message(i, v)),
     );
-    await kafka.consumers[0].eachBatch!(batch.payload);
+    const consumer = kafka.consumers[0];
+    await consumer.eachBatch!(batch.payload);
+    // Handlers run on after the fetch: the records are done once the commit passed the last.
+    await until(() => consumer.commits.includes(String(values.length)), 'the batch committed');
     return batch.resolved;
   };
   return { kafka, letters, deliver, ready: () => ready };

@@ -27,7 +27,10 @@ export interface CloudEventServerOptions {
   deadLetters: DeadLetterSink;
   maxRecordBytes: number;
   runner?: Partial<
-    Pick<ConsumerRunnerOptions, 'maxAttempts' | 'backoff' | 'partitionsConsumedConcurrently'>
+    Pick<
+      ConsumerRunnerOptions,
+      'maxAttempts' | 'backoff' | 'partitionsConsumedConcurrently' | 'maxInFlight'
+    >
   >;
   /** Reported when the consumer is in its group and fetching; feeds /readyz. */
   onReady?: () => void;
@@ -38,9 +41,9 @@ export interface CloudEventServerOptions {
   onHealth?: (report: ConsumerHealthReport) => void;
   /**
    * Consumers of the group in this process (default 1). kafkajs fetches from a broker again only
-   * once every batch of the last fetch was handled, so one long handler (a 1000-process boot, a
-   * kill waiting out grace periods) would hold up every partition of that broker; one consumer
-   * per partition keeps the other partitions, hence the other sessions, moving.
+   * once every batch of the last fetch was handled; the runner hands records to their session's
+   * lane and returns, but a partition at its in-flight bound waits — one consumer per partition
+   * keeps that wait from holding up the other partitions.
    */
   consumers?: number;
   /**
