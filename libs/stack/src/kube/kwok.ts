@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { StackEnv } from '../component';
 import { stackPaths } from '../paths';
 import { DaemonComponent } from './daemon-component';
@@ -48,7 +49,7 @@ export class KwokComponent extends DaemonComponent {
     await this.registerNodes(endpoint);
 
     const args = [
-      `--config=${this.configFile}`,
+      `--config=${this.stagesInHome()}`,
       `--kubeconfig=${this.options.kubeconfig}`,
       `--manage-nodes-with-label-selector=${SIM_NODE_LABEL}=true`,
     ];
@@ -60,6 +61,18 @@ export class KwokComponent extends DaemonComponent {
       timeoutMs: 60000,
     });
     return {};
+  }
+
+  /**
+   * The stage file, copied under KPM_HOME: kwok's arguments then name the same path from every
+   * checkout sharing the stack, so only a change of the stages' content restarts kwok.
+   */
+  private stagesInHome(): string {
+    const dir = stackPaths.data('kwok');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'kwok.yaml');
+    writeFileSync(file, readFileSync(this.configFile, 'utf8'));
+    return file;
   }
 
   protected probe(): Promise<boolean> {
