@@ -40,7 +40,7 @@ export function flushDead(memory: ShardMemory, flush: TableCommand): Effect[] {
   const { commandId, session } = flush;
   const received = memory.publish([receivedBroadcast(commandId, CommandType.flush, session)]);
   if (memory.completed.has(commandId) || !memory.live) return received;
-  const flushed = memory.book.table.flush({ ...flush.query, session });
+  const flushed = memory.book.flush({ ...flush.query, session });
   const tombstones = flushed.map((p): Effect => ({ kind: 'tombstone', uuid: p.uuid, session }));
   const detail = 'forgetting DEAD processes';
   return [...received, ...succeed(memory, flush, CommandType.flush, detail, flushed, tombstones)];
