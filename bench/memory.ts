@@ -6,9 +6,16 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { DEFAULT_FATAL_WAITING_REASONS } from '@kpm/config';
-import { encodeEvent, parseRecord, type KpmEvent } from '@kpm/contracts';
+import { loadSettings } from '@kpm/config';
+import { encodeEvent, parseRecord, topicName, type KpmEvent } from '@kpm/contracts';
+import type { EventProducer, InboundRecord, KafkaClient } from '@kpm/kafka';
 import { KpmLabels } from '@kpm/kube';
+import { Broadcaster, Readiness } from '@kpm/service-kit';
+import { DashboardFeed } from '../apps/state/src/dashboard/dashboard-feed';
+import type { Effect } from '../apps/state/src/domain/effects';
 import { StateShard } from '../apps/state/src/domain/state-shard';
+import { EffectRecords } from '../apps/state/src/kafka/effect-records';
+import { StateView } from '../apps/state/src/view/state-view';
 import {
   bootAccepted,
   booted,
@@ -42,7 +49,7 @@ const reparse = (event: KpmEvent): KpmEvent => {
 };
 
 /** A session's boot then its kill, every fact parsed from its record as the service reads it. */
-function stateShard(n: number, dead: boolean): StateShard {
+function stateShard(n: number, dead: boolean, effects: Effect[] = []): StateShard {
   const shard = new StateShard(() => 0);
   const names = Array.from({ length: n }, (_, i) => `app-${i}`);
   const facts = [bootAccepted('boot-1', names), ...names.map((name) => booted('boot-1', name))];
@@ -51,9 +58,53 @@ function stateShard(n: number, dead: boolean): StateShard {
   }
   for (const fact of facts) {
     const event = reparse(fact);
-    shard.apply(event, timeOf(event));
+    effects.push(...shard.apply(event, timeOf(event)));
   }
   return shard;
+}
+
+/**
+ * One replica that owns the session: its shard, and its view and dashboard fed with the records
+ * the shard wrote (the table, the completions) and the watcher's terminations.
+ */
+function stateReplica(n: number): unknown[] {
+  const settings = loadSettings('state', process.env);
+  const effects: Effect[] = [];
+  const shard = stateShard(n, true, effects);
+  const broadcaster = new Broadcaster({} as EventProducer, settings);
+  const records = new EffectRecords(settings.kafka.topicPrefix, '/kpm/bench', broadcaster);
+  const view = new StateView(settings, {} as KafkaClient, new Readiness());
+  const feed = new DashboardFeed(view);
+  feed.onModuleInit();
+  const internals = view as unknown as {
+    take(record: InboundRecord): void;
+    reportCatchUp(remaining: number): void;
+  };
+  internals.reportCatchUp(0);
+  const terminations = Array.from({ length: n }, (_, i) => terminated(`app-${i}`, 143));
+  const written = [
+    ...records.encode(0, effects).filter((r) => !r.topic.endsWith('.broadcast')),
+    ...terminations.map((t) => ({
+      topic: topicName('terminations', settings.kafka.topicPrefix),
+      ...encodeEvent(t),
+    })),
+  ];
+  for (const [offset, record] of written.entries()) {
+    const { topic, key, value, headers } = record;
+    const decoded = Object.fromEntries(
+      Object.entries(headers ?? {}).map(([k, v]) => [k, String(v)]),
+    );
+    internals.take({
+      topic,
+      partition: 0,
+      offset: String(offset),
+      key: key === null || key === undefined ? null : String(key),
+      value: value === null ? null : Buffer.from(value),
+      headers: decoded,
+      timestamp: '0',
+    });
+  }
+  return [shard, view, feed];
 }
 
 const labels = new KpmLabels();
@@ -166,6 +217,10 @@ function main(): void {
   const rows: Array<[string, number]> = [
     [`state shard, ${n} running processes`, perRow(n, (k) => stateShard(k, false))],
     [`state shard, ${n} processes booted and killed`, perRow(n, (k) => stateShard(k, true))],
+    [
+      `state replica (shard, view, dashboard), ${n} processes booted and killed`,
+      perRow(n, stateReplica),
+    ],
     [`watcher tracker, ${n} running pods`, perRow(n, watcherTracker)],
   ];
   console.log('| what | heap bytes per row |\n| --- | --- |');
