@@ -27,7 +27,7 @@ export function acceptKill(
   if (kind === 'restart') for (const fact of reboot) kill.rebooted(rebootOf(fact));
   const detail = `${targets.length} processes in ${stages.length} stages`;
   return [
-    ...memory.publish([startBroadcast(commandId, killCommandType(kind), session, detail)]),
+    ...memory.publish(() => [startBroadcast(commandId, killCommandType(kind), session, detail)]),
     ...memory.settleKill(kill),
   ];
 }
@@ -36,7 +36,7 @@ export function acceptKill(
 export function processTerminated(memory: ShardMemory, termination: ProcessTerminated): Effect[] {
   const { fresh, changed } = memory.book.terminated(termination, memory.live);
   if (!fresh) return []; // the same pod's end, re-published
-  const out: Effect[] = memory.publish([terminationBroadcast(termination)]);
+  const out: Effect[] = memory.publish(() => [terminationBroadcast(termination)]);
   if (changed) out.push({ kind: 'process', instance: changed });
   for (const kill of [...memory.kills.values()]) {
     if (kill.offer(termination)) out.push(...memory.settleKill(kill));

@@ -50,9 +50,12 @@ export class ShardMemory {
     this.book.resume();
   }
 
-  /** Side effects other than completions are published only live (a replay repeats history). */
-  publish(effects: Effect[]): Effect[] {
-    return this.live ? effects : [];
+  /**
+   * Side effects other than completions are published only live (a replay repeats history);
+   * built only then, so a replay of a long history does not build what it drops.
+   */
+  publish(build: () => Effect[]): Effect[] {
+    return this.live ? build() : [];
   }
 
   complete(input: Omit<CompletionInput, 'completedAt'>): Effect[] {

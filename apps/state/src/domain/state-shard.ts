@@ -143,7 +143,7 @@ export class StateShard {
   }
 
   private received(commandId: string, commandType: string, session: string): Effect[] {
-    return this.memory.publish([receivedBroadcast(commandId, commandType, session)]);
+    return this.memory.publish(() => [receivedBroadcast(commandId, commandType, session)]);
   }
 }
 

@@ -27,7 +27,9 @@ export function answerPs(
   directory: ProcessDirectory | undefined,
   ps: TableCommand,
 ): Effect[] {
-  const received = memory.publish([receivedBroadcast(ps.commandId, CommandType.ps, ps.session)]);
+  const received = memory.publish(() => [
+    receivedBroadcast(ps.commandId, CommandType.ps, ps.session),
+  ]);
   if (memory.completed.has(ps.commandId)) return received;
   const sorted = directory ? directory(ps.query) : memory.book.table.select(ps.query);
   const page = psPage(sorted, ps.cursor, ps.limit);
@@ -38,7 +40,7 @@ export function answerPs(
 /** Forgets DEAD processes of the command's session that the query selects. */
 export function flushDead(memory: ShardMemory, flush: TableCommand): Effect[] {
   const { commandId, session } = flush;
-  const received = memory.publish([receivedBroadcast(commandId, CommandType.flush, session)]);
+  const received = memory.publish(() => [receivedBroadcast(commandId, CommandType.flush, session)]);
   if (memory.completed.has(commandId) || !memory.live) return received;
   const flushed = memory.book.flush({ ...flush.query, session });
   const tombstones = flushed.map((p): Effect => ({ kind: 'tombstone', uuid: p.uuid, session }));
@@ -58,7 +60,7 @@ function succeed(
 ): Effect[] {
   const { commandId, session, time } = command;
   return [
-    ...memory.publish([startBroadcast(commandId, commandType, session, detail)]),
+    ...memory.publish(() => [startBroadcast(commandId, commandType, session, detail)]),
     ...effects,
     ...memory.complete({
       commandId,
