@@ -62,11 +62,21 @@ export function expireKills(memory: ShardMemory): Effect[] {
   return out;
 }
 
-/** A restart whose kill finished but whose new pod never came says so. */
+/**
+ * How far a timed-out kill got, so a loaded system that could not meet the deadline says so:
+ * how many of its processes are still pending, or that a restart's new pod never came.
+ */
 function timeoutErrors(kill: KillAggregate): { message: string }[] {
-  if (kill.kind !== 'restart' || kill.pending.length > 0) return [];
   const seconds = (kill.deadline - kill.acceptedAt) / 1000;
-  return [{ message: `the process was not booted again within ${seconds} s` }];
+  const pending = kill.pending.length;
+  if (kill.kind === 'restart' && pending === 0)
+    return [{ message: `the process was not booted again within ${seconds} s` }];
+  const total = kill.uuids.length;
+  return [
+    {
+      message: `${pending} of ${total} processes still pending after ${seconds} s (${total - pending} ended)`,
+    },
+  ];
 }
 
 /** The earliest kill deadline, for the timer that expires kills. */
