@@ -10,6 +10,7 @@
  * (heartbeats, liveness, HTTP) every `SLICE_MS`.
  */
 import { CompletionType, parseRecord, ProcessTableType, topicName } from '@kpm/contracts';
+import { EventLoopSlices } from '@kpm/common';
 import type { KpmSettings } from '@kpm/config';
 import {
   readPartitionHistory,
@@ -113,18 +114,16 @@ export function replayRecord(
   return parsed.ok ? shard.apply(parsed.event, timeOf(parsed.event.time, record)) : [];
 }
 
-/** Calls `each` on every record in order, giving the event loop a turn every `SLICE_MS`. */
+/** Calls `each` on every record in order, giving the event loop a turn every `sliceMs`. */
 export async function replaySliced(
   records: readonly InboundRecord[],
   each: (record: InboundRecord) => void,
   sliceMs = SLICE_MS,
 ): Promise<void> {
-  let sliceStart = Date.now();
+  const slices = new EventLoopSlices(sliceMs);
   for (const record of records) {
     each(record);
-    if (Date.now() - sliceStart < sliceMs) continue;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    sliceStart = Date.now();
+    await slices.next();
   }
 }
 
