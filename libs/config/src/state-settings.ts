@@ -41,7 +41,7 @@ export class StateConfig {
 
   /**
    * Per partition: ids of the last commands completed, so a late duplicate of their facts
-   * completes nothing twice (docs/design.md §11.12).
+   * completes nothing twice (docs/design.md §6.6).
    */
   @IsInt()
   @Min(100)

@@ -1,6 +1,6 @@
 /**
  * What the shard remembers for late duplicates stays within its limits, and what a duplicate
- * gets once its command or pod was forgotten (docs/design.md §11.12).
+ * gets once its command or pod was forgotten (docs/design.md §6.6).
  */
 import { CommandType, type CommandCompleted, type KpmEvent } from '@kpm/contracts';
 import {

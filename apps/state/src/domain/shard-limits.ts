@@ -1,5 +1,5 @@
 /**
- * How much a shard remembers only for late duplicates (docs/design.md §11.12): the ids of the
+ * How much a shard remembers only for late duplicates (docs/design.md §6.6): the ids of the
  * last commands it completed, the boot facts held for commands not accepted (yet), and the pods
  * of processes it forgot on a flush. Each is per shard (one partition number).
  */
