@@ -20,6 +20,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { DetectionSource } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 import { podIdentity, type PodIdentity, type Termination } from './termination';
+import { trackedPod } from './tracked-pod';
 import { POD_DELETED, terminalVerdict, type PodEventType } from './rules/termination-rules';
 
 export type TrackerAction =
@@ -29,7 +30,7 @@ type Stage = 'watching' | 'publishing' | 'recorded';
 
 interface Entry {
   identity: PodIdentity;
-  /** The latest pod object seen: its finalizer list is what the guarded patch tests. */
+  /** The latest pod seen, trimmed (tracked-pod.ts): its finalizer list is what the patch tests. */
   pod: V1Pod;
   stage: Stage;
   /** The first terminal verdict, kept until Kafka acknowledged it. */
@@ -73,6 +74,7 @@ export class TerminationTracker {
   observe(type: PodEventType, pod: V1Pod, detectedBy: DetectionSource): TrackerAction[] {
     const uid = pod.metadata?.uid;
     if (!uid || !this.labels.isOurs(pod.metadata?.labels)) return [];
+    const kept = trackedPod(pod, this.labels);
     let entry = this.entries.get(uid);
     const firstSight = !entry;
     const expected = entry?.unseen === true;
@@ -80,14 +82,14 @@ export class TerminationTracker {
     if (!entry) {
       entry = {
         identity: podIdentity(pod, this.labels),
-        pod,
+        pod: kept,
         stage: 'watching',
         gone: false,
         releasing: false,
       };
       this.entries.set(uid, entry);
     }
-    entry.pod = pod;
+    entry.pod = kept;
     if (type === 'DELETED') entry.gone = true;
 
     if (entry.stage === 'recorded') {

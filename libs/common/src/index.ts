@@ -1,2 +1,3 @@
 export * from './backoff';
 export * from './concurrency';
+export * from './event-loop-slices';

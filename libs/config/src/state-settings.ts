@@ -32,6 +32,33 @@ export class StateConfig {
   @Min(10)
   @Max(1_000_000)
   completionCacheSize = 5_000;
+
+  /** ...and at most this many processes listed in them all (the latest is kept whatever its size). */
+  @IsInt()
+  @Min(10)
+  @Max(10_000_000)
+  completionCacheProcesses = 10_000;
+
+  /**
+   * Per partition: ids of the last commands completed, so a late duplicate of their facts
+   * completes nothing twice (docs/design.md §6.6).
+   */
+  @IsInt()
+  @Min(100)
+  @Max(10_000_000)
+  completedCommandsKept = 20_000;
+
+  /** Per partition: commands whose boot facts are held until their acceptance comes. */
+  @IsInt()
+  @Min(10)
+  @Max(1_000_000)
+  heldCommandsKept = 1_000;
+
+  /** Per partition: pods of flushed processes, so their late facts do not bring them back. */
+  @IsInt()
+  @Min(100)
+  @Max(10_000_000)
+  forgottenPodsKept = 20_000;
 }
 
 export const STATE_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
@@ -39,4 +66,8 @@ export const STATE_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]
   ['KPM_STATE_SESSION_TIMEOUT_MS', 'state.sessionTimeoutMs', Number],
   ['KPM_STATE_RESTORE_TIMEOUT_MS', 'state.restoreTimeoutMs', Number],
   ['KPM_STATE_COMPLETION_CACHE_SIZE', 'state.completionCacheSize', Number],
+  ['KPM_STATE_COMPLETION_CACHE_PROCESSES', 'state.completionCacheProcesses', Number],
+  ['KPM_STATE_COMPLETED_COMMANDS_KEPT', 'state.completedCommandsKept', Number],
+  ['KPM_STATE_HELD_COMMANDS_KEPT', 'state.heldCommandsKept', Number],
+  ['KPM_STATE_FORGOTTEN_PODS_KEPT', 'state.forgottenPodsKept', Number],
 ];

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Consumer } from 'kafkajs';
+import { EventLoopSlices } from '@kpm/common';
 import { CatchUp } from './catch-up';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
@@ -85,16 +86,20 @@ async function startReading(
   );
   await consumer.run({
     autoCommit: false,
-    eachBatch: ({ batch }) => {
+    eachBatch: async (payload) => {
+      const { batch } = payload;
       const target = targets.get(CatchUp.key(batch.topic, batch.partition));
-      if (!target) return Promise.resolve();
+      if (!target) return;
+      // A batch is up to a MB of records: its handling gives the event loop a turn every slice.
+      const slices = new EventLoopSlices();
       for (const message of batch.messages) {
         if (BigInt(message.offset) >= target.end) break;
         records++;
         onRecord(toInboundRecord(batch.topic, batch.partition, message));
+        // A failed heartbeat must not fail the batch: kafkajs would hand its records over again.
+        if (await slices.next()) await payload.heartbeat().catch(() => undefined);
       }
       advance(batch.topic, batch.partition, batch.lastOffset());
-      return Promise.resolve();
     },
   });
   return { finished: finished.promise, records: () => records };

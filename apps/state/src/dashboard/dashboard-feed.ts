@@ -10,6 +10,7 @@ import type { CloudEvent, CommandCompleted } from '@kpm/contracts';
 import { StateView, type RowChange, type ViewEvent } from '../view/state-view';
 import { CommandTracker, type StartedCommand } from './command-tracker';
 import { dashboardRow, type DashboardRow } from './dashboard-row';
+import { feedEvent } from './feed-event';
 import { FeedLog, type FeedEntry } from './feed-log';
 
 export type FeedData = DashboardRow | { uuid: string } | CloudEvent<unknown> | StartedCommand;
@@ -67,7 +68,7 @@ export class DashboardFeed implements OnModuleInit, OnModuleDestroy {
 
   private takeEvent({ kind, event, session }: ViewEvent): void {
     if (kind === 'completion') this.commands.completed(event.data as CommandCompleted);
-    this.remember(this.publish(kind, event));
+    this.remember(this.publish(kind, feedEvent(kind, event)));
     const started = kind === 'broadcast' ? startedCommand(event, session) : undefined;
     if (started && this.commands.started(started)) this.publish('command', started);
   }

@@ -23,7 +23,7 @@ export function acceptBoot(
   for (const fact of memory.takeEarly(commandId)) offerBootFact(boot, fact);
   const detail = `${processes.length} processes`;
   return [
-    ...memory.publish([startBroadcast(commandId, CommandType.boot, session, detail)]),
+    ...memory.publish(() => [startBroadcast(commandId, CommandType.boot, session, detail)]),
     ...memory.settleBoot(boot),
   ];
 }

@@ -27,7 +27,7 @@ export function acceptKill(
   if (kind === 'restart') for (const fact of reboot) kill.rebooted(rebootOf(fact));
   const detail = `${targets.length} processes in ${stages.length} stages`;
   return [
-    ...memory.publish([startBroadcast(commandId, killCommandType(kind), session, detail)]),
+    ...memory.publish(() => [startBroadcast(commandId, killCommandType(kind), session, detail)]),
     ...memory.settleKill(kill),
   ];
 }
@@ -36,7 +36,7 @@ export function acceptKill(
 export function processTerminated(memory: ShardMemory, termination: ProcessTerminated): Effect[] {
   const { fresh, changed } = memory.book.terminated(termination, memory.live);
   if (!fresh) return []; // the same pod's end, re-published
-  const out: Effect[] = memory.publish([terminationBroadcast(termination)]);
+  const out: Effect[] = memory.publish(() => [terminationBroadcast(termination)]);
   if (changed) out.push({ kind: 'process', instance: changed });
   for (const kill of [...memory.kills.values()]) {
     if (kill.offer(termination)) out.push(...memory.settleKill(kill));
@@ -62,11 +62,21 @@ export function expireKills(memory: ShardMemory): Effect[] {
   return out;
 }
 
-/** A restart whose kill finished but whose new pod never came says so. */
+/**
+ * How far a timed-out kill got, so a loaded system that could not meet the deadline says so:
+ * how many of its processes are still pending, or that a restart's new pod never came.
+ */
 function timeoutErrors(kill: KillAggregate): { message: string }[] {
-  if (kill.kind !== 'restart' || kill.pending.length > 0) return [];
   const seconds = (kill.deadline - kill.acceptedAt) / 1000;
-  return [{ message: `the process was not booted again within ${seconds} s` }];
+  const pending = kill.pending.length;
+  if (kill.kind === 'restart' && pending === 0)
+    return [{ message: `the process was not booted again within ${seconds} s` }];
+  const total = kill.uuids.length;
+  return [
+    {
+      message: `${pending} of ${total} processes still pending after ${seconds} s (${total - pending} ended)`,
+    },
+  ];
 }
 
 /** The earliest kill deadline, for the timer that expires kills. */

@@ -27,6 +27,18 @@ export class PodLineage {
     return this.owner.has(podUid);
   }
 
+  /** Forgets every pod of `uuid` (its process was flushed); returns them. */
+  forget(uuid: string): string[] {
+    const pods = this.pods.get(uuid) ?? [];
+    this.pods.delete(uuid);
+    for (const podUid of pods) this.owner.delete(podUid);
+    return pods;
+  }
+
+  uuids(): IterableIterator<string> {
+    return this.pods.keys();
+  }
+
   /** A known pod of `uuid` that a later pod has replaced. */
   isSuperseded(uuid: string, podUid: string): boolean {
     const pods = this.pods.get(uuid);

@@ -3,11 +3,12 @@
  * pod lineage (which pod of a uuid is current) and every termination seen. It decides whether a
  * fact is new and whether it changes the table, and which pod a kill aims at.
  */
-import type { ProcessInstance, ProcessTerminated } from '@kpm/contracts';
+import type { ProcessInstance, ProcessQuery, ProcessTerminated } from '@kpm/contracts';
 import { terminationOf } from './completions';
 import type { KillTarget } from './kill-aggregate';
 import { PodLineage } from './pod-lineage';
 import { ProcessTable } from './process-table';
+import { RecentIds } from './recent-ids';
 import { TerminationLog } from './termination-log';
 
 /** Whether a fact was seen before, and the table row it changed (only when the table is live). */
@@ -20,12 +21,46 @@ export class ProcessBook {
   readonly table = new ProcessTable();
   private readonly lineage = new PodLineage();
   private readonly terminations = new TerminationLog();
+  /** Pods of flushed processes: a late fact about one does not bring its process back. */
+  private readonly forgotten: RecentIds;
+
+  constructor(forgottenPods: number) {
+    this.forgotten = new RecentIds(forgottenPods);
+  }
+
+  /** Forgets the DEAD processes `query` selects, with their pods (drunc's flush). */
+  flush(query: ProcessQuery): ProcessInstance[] {
+    const flushed = this.table.flush(query);
+    for (const p of flushed) this.forget(p.uuid);
+    return flushed;
+  }
+
+  /** A replay rebuilds lineage and terminations of every pod in the retention: all kept. */
+  suspend(): void {
+    this.forgotten.suspend();
+  }
+
+  /**
+   * Live again: the restored table (`kpm.processes`) is the truth, so the pods of processes it
+   * no longer has were flushed before the restart and are forgotten now.
+   */
+  resume(): void {
+    const known = [...this.lineage.uuids(), ...this.terminations.uuids()];
+    for (const uuid of new Set(known)) if (!this.table.get(uuid)) this.forget(uuid);
+    this.forgotten.resume();
+  }
+
+  /** How many pods the book remembers (lineage and terminations), for tests and metrics. */
+  get pods(): number {
+    return new Set([...this.lineage.uuids(), ...this.terminations.uuids()]).size;
+  }
 
   /**
    * A pod of a uuid is running. `live` is false in a replay, whose table was restored from
    * `kpm.processes` and already holds the outcome.
    */
   booted(instance: ProcessInstance, live: boolean): BookEntry {
+    if (this.forgotten.has(instance.podUid)) return { fresh: false };
     if (!this.lineage.record(instance.uuid, instance.podUid)) return { fresh: false };
     if (!live) return { fresh: true };
     return {
@@ -36,6 +71,7 @@ export class ProcessBook {
 
   /** A pod ended; a known older pod of the uuid, or a pod not booted yet, leaves the row alone. */
   terminated(termination: ProcessTerminated, live: boolean): BookEntry {
+    if (this.forgotten.has(termination.podUid)) return { fresh: false };
     if (!this.terminations.add(termination)) return { fresh: false };
     if (!live) return { fresh: true };
     const row = this.table.get(termination.uuid);
@@ -56,5 +92,10 @@ export class ProcessBook {
       return { uuid, podUid, ended: terminationOf(row) };
     }
     return { uuid, podUid };
+  }
+
+  private forget(uuid: string): void {
+    const pods = [...this.lineage.forget(uuid), ...this.terminations.forget(uuid)];
+    for (const podUid of new Set(pods)) this.forgotten.add(podUid);
   }
 }

@@ -10,6 +10,8 @@ import { bootCompletion, killCompletion } from './completions';
 import type { Effect } from './effects';
 import type { KillAggregate } from './kill-aggregate';
 import { ProcessBook } from './process-book';
+import { RecentIds } from './recent-ids';
+import { shardLimits, type ShardLimits } from './shard-limits';
 
 export type Clock = () => number;
 
@@ -17,8 +19,9 @@ export type Clock = () => number;
 export type BootFact = ProcessInstance | ProcessBootFailed;
 
 export class ShardMemory {
-  readonly book = new ProcessBook();
-  readonly completed = new Set<string>();
+  readonly book: ProcessBook;
+  /** The last commands completed here: a late duplicate of their facts completes nothing. */
+  readonly completed: RecentIds;
   readonly boots = new Map<string, BootAggregate>();
   readonly kills = new Map<string, KillAggregate>();
   /** False while restoring: facts rebuild aggregates but publish nothing but due completions. */
@@ -26,11 +29,33 @@ export class ShardMemory {
   /** Boot facts whose command has not been accepted here yet. */
   private readonly early = new Map<string, BootFact[]>();
 
-  constructor(readonly clock: Clock) {}
+  constructor(
+    readonly clock: Clock,
+    private readonly limits: ShardLimits = shardLimits(),
+  ) {
+    this.book = new ProcessBook(limits.forgottenPods);
+    this.completed = new RecentIds(limits.completedCommands);
+  }
 
-  /** Side effects other than completions are published only live (a replay repeats history). */
-  publish(effects: Effect[]): Effect[] {
-    return this.live ? effects : [];
+  /** A replay checks the whole history against whole sets; live, the bounds apply again. */
+  beginRestore(): void {
+    this.live = false;
+    this.completed.suspend();
+    this.book.suspend();
+  }
+
+  endRestore(): void {
+    this.live = true;
+    this.completed.resume();
+    this.book.resume();
+  }
+
+  /**
+   * Side effects other than completions are published only live (a replay repeats history);
+   * built only then, so a replay of a long history does not build what it drops.
+   */
+  publish(build: () => Effect[]): Effect[] {
+    return this.live ? build() : [];
   }
 
   complete(input: Omit<CompletionInput, 'completedAt'>): Effect[] {
@@ -50,11 +75,23 @@ export class ShardMemory {
     return kill.done ? this.complete(killCompletion(kill, this.book.table)) : [];
   }
 
-  /** Keeps a boot fact until its command is accepted here. */
+  /**
+   * Keeps a boot fact until its command is accepted here. The boot-worker writes a command's
+   * acceptance before its facts in one ordered partition, so facts come first only when the
+   * acceptance is gone (retention) or never comes: the oldest held command is dropped first.
+   */
   holdEarly(commandId: string, fact: BootFact): void {
     const facts = this.early.get(commandId) ?? [];
     facts.push(fact);
     this.early.set(commandId, facts);
+    for (const oldest of this.early.keys()) {
+      if (this.early.size <= this.limits.heldCommands) break;
+      this.early.delete(oldest);
+    }
+  }
+
+  get heldCommands(): number {
+    return this.early.size;
   }
 
   /** The boot facts held for `commandId`, now that it is accepted. */

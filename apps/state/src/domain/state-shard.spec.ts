@@ -241,9 +241,45 @@ describe('StateShard: kill in every interleaving', () => {
     expect(kills).toHaveLength(1);
     expect(kills[0].status).toBe('timed_out');
     expect(kills[0].pending).toEqual([uuidOf('ru-02'), uuidOf('ru-03')]);
+    expect(kills[0].errors).toEqual([
+      { message: '2 of 3 processes still pending after 5 s (1 ended)' },
+    ]);
     expect(exits(kills[0])['ru-01']).toEqual(['DEAD', 143]);
     expect(h.broadcasts('COMMAND_EXECUTION_FAILED')).toHaveLength(1);
     expect(h.shard.nextDeadline()).toBeUndefined();
+  });
+});
+
+describe('StateShard: a timed-out kill says how far it got', () => {
+  const at = Date.parse('2026-01-01T00:00:30.000Z');
+  it.each([
+    {
+      case: 'a kill with one of three ended',
+      facts: [killAccepted('k', [NAMES], { timeoutSeconds: 5, at }), terminated('ru-01', 143)],
+      message: '2 of 3 processes still pending after 5 s (1 ended)',
+    },
+    {
+      case: 'a kill with none ended',
+      facts: [killAccepted('k', [NAMES], { timeoutSeconds: 5, at })],
+      message: '3 of 3 processes still pending after 5 s (0 ended)',
+    },
+    {
+      case: 'a restart whose old pod did not end',
+      facts: [killAccepted('k', [['ru-01']], { kind: 'restart', timeoutSeconds: 5, at })],
+      message: '1 of 1 processes still pending after 5 s (0 ended)',
+    },
+    {
+      case: 'a restart whose new pod never came',
+      facts: [
+        killAccepted('k', [['ru-01']], { kind: 'restart', timeoutSeconds: 5, at }),
+        terminated('ru-01', 143),
+      ],
+      message: 'the process was not booted again within 5 s',
+    },
+  ])('$case', ({ facts, message }) => {
+    const h = new Harness().feed(...bootAll(), ...facts).tick(10_000);
+    const timedOut = h.completions().filter((c) => c.commandId === 'k');
+    expect(timedOut).toMatchObject([{ status: 'timed_out', errors: [{ message }] }]);
   });
 });
 

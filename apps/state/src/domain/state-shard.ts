@@ -24,12 +24,14 @@ import type { Effect } from './effects';
 import { acceptKill, expireKills, nextKillDeadline, processTerminated } from './kill-progress';
 import { describeOpen, type OpenCommand } from './open-commands';
 import type { ProcessTable } from './process-table';
+import type { ShardLimits } from './shard-limits';
 import { ShardMemory, type Clock } from './shard-memory';
 import { answerPs, flushDead, type ProcessDirectory, type TableCommand } from './table-commands';
 
 export type { Clock } from './shard-memory';
 export type { OpenCommand } from './open-commands';
 export type { ProcessDirectory } from './table-commands';
+export { shardLimits, type ShardLimits } from './shard-limits';
 
 export class StateShard {
   private readonly memory: ShardMemory;
@@ -39,15 +41,16 @@ export class StateShard {
     private readonly directory?: ProcessDirectory,
     /** Users who may flush any session (`security.operatorUsers`). */
     private readonly operators: readonly string[] = [],
+    limits?: ShardLimits,
   ) {
-    this.memory = new ShardMemory(clock);
+    this.memory = new ShardMemory(clock, limits);
   }
 
   // ---- restore -------------------------------------------------------------------------
 
   /** Until `endRestore`, facts rebuild aggregates but publish nothing but overdue completions. */
   beginRestore(): void {
-    this.memory.live = false;
+    this.memory.beginRestore();
   }
 
   markCompleted(commandId: string): void {
@@ -56,7 +59,7 @@ export class StateShard {
 
   /** Live again; returns the completions whose deadline passed while nobody owned the shard. */
   endRestore(): Effect[] {
-    this.memory.live = true;
+    this.memory.endRestore();
     return this.expire();
   }
 
@@ -73,6 +76,16 @@ export class StateShard {
   /** The process table: what `ps` answers and `kpm.processes` holds for these sessions. */
   get table(): ProcessTable {
     return this.memory.book.table;
+  }
+
+  /** How much the shard remembers for late duplicates (each bounded by its ShardLimits). */
+  remembered(): { completedCommands: number; heldCommands: number; pods: number } {
+    const { completed, book } = this.memory;
+    return {
+      completedCommands: completed.size,
+      heldCommands: this.memory.heldCommands,
+      pods: book.pods,
+    };
   }
 
   /** The earliest kill deadline, for the timer that calls `expire`. */
@@ -132,7 +145,7 @@ export class StateShard {
   }
 
   private received(commandId: string, commandType: string, session: string): Effect[] {
-    return this.memory.publish([receivedBroadcast(commandId, commandType, session)]);
+    return this.memory.publish(() => [receivedBroadcast(commandId, commandType, session)]);
   }
 }
 

@@ -37,7 +37,9 @@ export function answerPs(
   directory: ProcessDirectory | undefined,
   ps: TableCommand,
 ): Effect[] {
-  const received = memory.publish([receivedBroadcast(ps.commandId, CommandType.ps, ps.session)]);
+  const received = memory.publish(() => [
+    receivedBroadcast(ps.commandId, CommandType.ps, ps.session),
+  ]);
   if (memory.completed.has(ps.commandId)) return received;
   const sorted = directory ? directory(ps.query) : memory.book.table.select(ps.query);
   const page = psPage(sorted, ps.cursor, ps.limit);
@@ -52,11 +54,11 @@ export function flushDead(
   operators: readonly string[],
 ): Effect[] {
   const { commandId, session } = flush;
-  const received = memory.publish([receivedBroadcast(commandId, CommandType.flush, session)]);
+  const received = memory.publish(() => [receivedBroadcast(commandId, CommandType.flush, session)]);
   if (memory.completed.has(commandId) || !memory.live) return received;
   const foreign = foreignFlushErrors(memory, flush, operators);
   if (foreign.length > 0) return [...received, ...refuse(memory, flush, foreign)];
-  const flushed = memory.book.table.flush({ ...flush.query, session });
+  const flushed = memory.book.flush({ ...flush.query, session });
   const tombstones = flushed.map((p): Effect => ({ kind: 'tombstone', uuid: p.uuid, session }));
   const detail = 'forgetting DEAD processes';
   return [...received, ...succeed(memory, flush, CommandType.flush, detail, flushed, tombstones)];
@@ -99,7 +101,7 @@ function succeed(
 ): Effect[] {
   const { commandId, session, time } = command;
   return [
-    ...memory.publish([startBroadcast(commandId, commandType, session, detail)]),
+    ...memory.publish(() => [startBroadcast(commandId, commandType, session, detail)]),
     ...effects,
     ...memory.complete({
       commandId,

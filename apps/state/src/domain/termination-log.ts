@@ -28,6 +28,18 @@ export class TerminationLog {
     return this.byUuid.get(uuid) ?? [];
   }
 
+  /** Forgets the terminations of `uuid` (its process was flushed); returns their pods. */
+  forget(uuid: string): string[] {
+    const pods = (this.byUuid.get(uuid) ?? []).map((t) => t.podUid);
+    this.byUuid.delete(uuid);
+    for (const podUid of pods) this.byPod.delete(podUid);
+    return pods;
+  }
+
+  uuids(): IterableIterator<string> {
+    return this.byUuid.keys();
+  }
+
   get size(): number {
     return this.byPod.size;
   }

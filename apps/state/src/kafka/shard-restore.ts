@@ -5,8 +5,12 @@
  * 3. `kpm.process-events` and `kpm.terminations` of those partitions, up to the committed
  *    offsets → the open aggregates and their deadlines. Facts past the committed offsets come
  *    through the consumer as usual.
+ * Completions and rows are applied batch by batch as they are read; the facts, which must come
+ * after both, are kept as read (bytes) and replayed in slices that give the event loop back
+ * (heartbeats, liveness, HTTP) every `SLICE_MS`.
  */
 import { CompletionType, parseRecord, ProcessTableType, topicName } from '@kpm/contracts';
+import { EventLoopSlices } from '@kpm/common';
 import type { KpmSettings } from '@kpm/config';
 import {
   readPartitionHistory,
@@ -19,18 +23,13 @@ import type { StateShard } from '../domain/state-shard';
 import { SHARD_HEADER } from './effect-records';
 import { timeOf } from './fact-time';
 
-/** What the history holds for the restored partitions, by topic. */
-interface History {
-  completions: InboundRecord[];
-  processes: InboundRecord[];
+/** Longest stretch of replay between two turns of the event loop. */
+export const SLICE_MS = 20;
+
+/** The facts read for the restored partitions, in the order they are replayed. */
+interface Facts {
   facts: InboundRecord[];
   terminations: InboundRecord[];
-}
-
-/** Restored shards and, per partition, what they must publish first. */
-export interface RestoredShards {
-  shards: Map<number, StateShard>;
-  effects: Map<number, Effect[]>;
 }
 
 export class ShardRestore {
@@ -46,46 +45,17 @@ export class ShardRestore {
   ): Promise<Map<number, Effect[]>> {
     const partitions = [...shards.keys()];
     for (const shard of shards.values()) shard.beginRestore();
-    const history = await this.read(partitions, committed);
-    for (const record of history.completions) this.markCompleted(shards, record);
-    for (const record of history.processes) this.loadRow(shards, record);
+    const history = await this.read(shards, committed);
     const effects = new Map<number, Effect[]>(partitions.map((p) => [p, []]));
-    for (const record of [...history.facts, ...history.terminations]) {
-      effects.get(record.partition)!.push(...this.replay(shards.get(record.partition)!, record));
-    }
+    await replaySliced([...history.facts, ...history.terminations], (record) => {
+      const shard = shards.get(record.partition);
+      if (shard) effects.get(record.partition)!.push(...replayRecord(this.settings, shard, record));
+    });
     for (const [p, shard] of shards) effects.get(p)!.push(...shard.endRestore());
     return effects;
   }
 
-  private markCompleted(shards: Map<number, StateShard>, record: InboundRecord): void {
-    const parsed = this.parse(record);
-    if (parsed.ok && parsed.event.type === CompletionType.commandCompleted) {
-      shards.get(record.partition)?.markCompleted(parsed.event.data.commandId);
-    }
-  }
-
-  private loadRow(shards: Map<number, StateShard>, record: InboundRecord): void {
-    const shard = shards.get(Number(record.headers[SHARD_HEADER]));
-    if (!shard || record.key === null) return;
-    if (record.value === null) return shard.table.forget(record.key);
-    const parsed = this.parse(record);
-    if (parsed.ok && parsed.event.type === ProcessTableType.processInstance)
-      shard.table.load(parsed.event.data);
-  }
-
-  private replay(shard: StateShard, record: InboundRecord): Effect[] {
-    const parsed = this.parse(record);
-    return parsed.ok ? shard.apply(parsed.event, timeOf(parsed.event.time, record)) : [];
-  }
-
-  private parse(record: InboundRecord) {
-    return parseRecord(record.value, {
-      topic: record.topic,
-      maxBytes: this.settings.kafka.maxRecordBytes,
-    });
-  }
-
-  private async read(partitions: readonly number[], committed: CommittedOffsets): Promise<History> {
+  private async read(shards: Map<number, StateShard>, committed: CommittedOffsets): Promise<Facts> {
     const prefix = this.settings.kafka.topicPrefix;
     const topic = {
       completions: topicName('completions', prefix),
@@ -93,8 +63,8 @@ export class ShardRestore {
       facts: topicName('process-events', prefix),
       terminations: topicName('terminations', prefix),
     };
-    const found: History = { completions: [], processes: [], facts: [], terminations: [] };
-    const wanted = new Set(partitions);
+    const found: Facts = { facts: [], terminations: [] };
+    const partitions = [...shards.keys()];
     const all = Array.from({ length: this.settings.kafka.partitions }, (_, p) => p);
     const upTo = (name: string) => committed.get(name) ?? new Map<number, string>();
     await readPartitionHistory(
@@ -106,9 +76,8 @@ export class ShardRestore {
         { topic: topic.terminations, partitions, until: upTo(topic.terminations) },
       ],
       (record) => {
-        if (record.topic === topic.processes) {
-          if (wanted.has(Number(record.headers[SHARD_HEADER]))) found.processes.push(record);
-        } else if (record.topic === topic.completions) found.completions.push(record);
+        if (record.topic === topic.processes) this.loadRow(shards, record);
+        else if (record.topic === topic.completions) this.markCompleted(shards, record);
         else if (record.topic === topic.facts) found.facts.push(record);
         else found.terminations.push(record);
       },
@@ -116,4 +85,51 @@ export class ShardRestore {
     );
     return found;
   }
+
+  private markCompleted(shards: Map<number, StateShard>, record: InboundRecord): void {
+    const shard = shards.get(record.partition);
+    if (!shard) return;
+    const parsed = parse(this.settings, record);
+    if (parsed.ok && parsed.event.type === CompletionType.commandCompleted)
+      shard.markCompleted(parsed.event.data.commandId);
+  }
+
+  private loadRow(shards: Map<number, StateShard>, record: InboundRecord): void {
+    const shard = shards.get(Number(record.headers[SHARD_HEADER]));
+    if (!shard || record.key === null) return;
+    if (record.value === null) return shard.table.forget(record.key);
+    const parsed = parse(this.settings, record);
+    if (parsed.ok && parsed.event.type === ProcessTableType.processInstance)
+      shard.table.load(parsed.event.data);
+  }
+}
+
+/** One fact of the history applied to its shard (a restore publishes only due completions). */
+export function replayRecord(
+  settings: KpmSettings,
+  shard: StateShard,
+  record: InboundRecord,
+): Effect[] {
+  const parsed = parse(settings, record);
+  return parsed.ok ? shard.apply(parsed.event, timeOf(parsed.event.time, record)) : [];
+}
+
+/** Calls `each` on every record in order, giving the event loop a turn every `sliceMs`. */
+export async function replaySliced(
+  records: readonly InboundRecord[],
+  each: (record: InboundRecord) => void,
+  sliceMs = SLICE_MS,
+): Promise<void> {
+  const slices = new EventLoopSlices(sliceMs);
+  for (const record of records) {
+    each(record);
+    await slices.next();
+  }
+}
+
+function parse(settings: KpmSettings, record: InboundRecord) {
+  return parseRecord(record.value, {
+    topic: record.topic,
+    maxBytes: settings.kafka.maxRecordBytes,
+  });
 }

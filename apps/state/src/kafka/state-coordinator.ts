@@ -18,7 +18,7 @@ import {
 } from '@kpm/kafka';
 import { Broadcaster, KAFKA_CLIENT } from '@kpm/service-kit';
 import type { Effect } from '../domain/effects';
-import { StateShard, type OpenCommand } from '../domain/state-shard';
+import { shardLimits, StateShard, type OpenCommand, type ShardLimits } from '../domain/state-shard';
 import { StateView } from '../view/state-view';
 import { CommandTraces } from './command-traces';
 import { DeadlineTimers } from './deadline-timers';
@@ -38,7 +38,8 @@ export class StateCoordinator implements PartitionStateHandler {
   private readonly input: ShardInput;
   private readonly restorer: ShardRestore;
   private readonly operators: readonly string[];
-  private readonly traces = new CommandTraces();
+  private readonly traces: CommandTraces;
+  private readonly limits: ShardLimits;
 
   constructor(
     @Inject(KpmSettings) settings: KpmSettings,
@@ -58,6 +59,8 @@ export class StateCoordinator implements PartitionStateHandler {
     );
     this.input = new ShardInput(settings, groupId);
     this.restorer = new ShardRestore(settings, kafka, groupId);
+    this.limits = shardLimits(settings.state);
+    this.traces = new CommandTraces(settings.state.completedCommandsKept);
     metrics.observeShards(() => [...this.shards.values()]);
   }
 
@@ -86,7 +89,7 @@ export class StateCoordinator implements PartitionStateHandler {
     const shards = new Map(
       partitions.map((p) => [
         p,
-        new StateShard(Date.now, (q) => this.directory.select(q), this.operators),
+        new StateShard(Date.now, (q) => this.directory.select(q), this.operators, this.limits),
       ]),
     );
     const effects = await this.restorer.run(shards, committed);

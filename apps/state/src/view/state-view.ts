@@ -28,6 +28,7 @@ import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
 import { byName } from '../domain/process-table';
 import { instanceMatcher } from '../domain/query-match';
 import { SHARD_HEADER } from '../kafka/effect-records';
+import { CompletionCache } from './completion-cache';
 
 export type ViewEventKind = 'completion' | 'termination' | 'broadcast';
 
@@ -59,7 +60,7 @@ const PART = 'state-view';
 export class StateView implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(StateView.name);
   private readonly rows = new Map<string, ViewRow>();
-  private readonly completions = new Map<string, CommandCompleted>();
+  private readonly completions: CompletionCache;
   readonly events = new Subject<ViewEvent>();
   /** Every change of the table, in topic order, for views that follow it incrementally. */
   readonly rowChanges = new Subject<RowChange>();
@@ -74,6 +75,8 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(Readiness) private readonly readiness: Readiness,
   ) {
     readiness.expect(PART);
+    const { completionCacheSize, completionCacheProcesses } = settings.state;
+    this.completions = new CompletionCache(completionCacheSize, completionCacheProcesses);
   }
 
   get caughtUp(): boolean {
@@ -154,13 +157,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     if (!parsed.ok) return; // the writers dead-letter what they cannot read; the view only shows
     const event = parsed.event;
     if (id === 'completions' && event.type === 'daq.kpm.command.completed.v1') {
-      this.completions.delete(event.data.commandId);
-      this.completions.set(event.data.commandId, event.data);
-      const limit = this.settings.state.completionCacheSize;
-      for (const oldest of this.completions.keys()) {
-        if (this.completions.size <= limit) break;
-        this.completions.delete(oldest);
-      }
+      this.completions.put(event.data);
       if (this.caughtUp) this.events.next({ kind: 'completion', session: event.subject, event });
     } else if (id === 'terminations') {
       this.events.next({ kind: 'termination', session: event.subject, event });

@@ -1,0 +1,23 @@
+/**
+ * What the tracker keeps of a pod between its events: only what the guarded finalizer patch and a
+ * re-list's PodDeleted need (name, namespace, uid, the creator label, the finalizer list, the
+ * phase). A pod as the API server returns it (spec, managed fields, statuses, the process-spec
+ * annotation) is several KB; 100,000 of them would not fit the watcher's memory budget.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { KpmLabels } from '@kpm/kube';
+
+export function trackedPod(pod: V1Pod, labels: KpmLabels): V1Pod {
+  const meta = pod.metadata ?? {};
+  const creator = meta.labels?.[labels.creator];
+  return {
+    metadata: {
+      uid: meta.uid,
+      namespace: meta.namespace,
+      name: meta.name,
+      ...(creator === undefined ? {} : { labels: { [labels.creator]: creator } }),
+      ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
+    },
+    status: { phase: pod.status?.phase },
+  };
+}
