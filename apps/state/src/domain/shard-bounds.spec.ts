@@ -21,7 +21,12 @@ import { StateShard } from './state-shard';
 const LIMITS: ShardLimits = { completedCommands: 2, heldCommands: 2, forgottenPods: 2 };
 
 class Harness {
-  readonly shard = new StateShard(() => Date.parse('2026-01-01T00:00:30.000Z'), undefined, [], LIMITS);
+  readonly shard = new StateShard(
+    () => Date.parse('2026-01-01T00:00:30.000Z'),
+    undefined,
+    [],
+    LIMITS,
+  );
   readonly effects: Effect[] = [];
 
   feed(...events: KpmEvent[]): this {
