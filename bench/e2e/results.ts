@@ -1,0 +1,51 @@
+import type { CdfPoint, Summary } from './stats';
+
+/** What the raw client-go program measured for N pods (ms from the first request of a phase). */
+export interface RawLimit {
+  pods: number;
+  createdMs: number;
+  runningMs: number;
+  deletedMs: number;
+  goneMs: number;
+}
+
+/** One kpm command measured two ways: by its facts on Kafka and by the CLI's wall clock. */
+export interface KpmCommandTiming {
+  /** `boot.accepted` / `kill.accepted` (CreateTime) → the completion (CreateTime). */
+  acceptedToCompletionMs: number;
+  /** `kpm … --wait`, process start to exit. */
+  cliMs: number;
+  status: string;
+}
+
+export interface SizeResult {
+  n: number;
+  raw: RawLimit;
+  boot: KpmCommandTiming;
+  terminate: KpmCommandTiming;
+  /** Resident memory of each service right after the boot of N completed (N live pods). */
+  rssMbAfterBoot: Record<string, number>;
+}
+
+export interface LagResult {
+  pods: number;
+  /** API server shows the pod terminal (independent watch) → its termination record's CreateTime. */
+  summary: Summary;
+  cdf: CdfPoint[];
+}
+
+export interface E2eResults {
+  machine: string;
+  measuredAt: string;
+  sizes: SizeResult[];
+  lag?: LagResult;
+  rssMbIdle: Record<string, number>;
+  rssMbPeak: Record<string, number>;
+}
+
+/** The goals of the "boot at the API server's limit" and "termination lag" work. */
+export const GOALS = {
+  completionOverRawLimit: 1.2,
+  cliOverCompletionMs: 1500,
+  lagP99Ms: 50,
+} as const;
