@@ -39,7 +39,7 @@ function timeVsN(title: string, points: SeriesPoint[]): TopLevelSpec {
       color: {
         field: 'series',
         type: 'nominal',
-        legend: { title: null, orient: 'bottom', columns: 1 },
+        legend: { title: null, orient: 'bottom', columns: 1, labelLimit: 0 },
       },
     },
   };
@@ -83,13 +83,16 @@ export function terminatePlot(results: E2eResults): TopLevelSpec {
 export function lagPlot(lag: LagResult): TopLevelSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `Termination lag, ${lag.pods} pods ending at once (API server shows terminal → record on Kafka)`,
+    title: {
+      text: `Termination lag, ${lag.pods} pods ending at once`,
+      subtitle: 'from an independent watch showing the pod terminal to its record on Kafka',
+    },
     width: WIDTH,
     height: HEIGHT,
     background: 'white',
     layer: [
       {
-        data: { values: lag.cdf.map((p) => ({ ...p, series: 'kpm watcher' })) },
+        data: { values: lag.cdf.map((p) => ({ ...p, series: 'kpm watcher (empirical CDF)' })) },
         mark: { type: 'line', interpolate: 'step-after' },
         encoding: {
           x: { field: 'value', type: 'quantitative', axis: { title: 'lag (ms)' } },
@@ -99,7 +102,11 @@ export function lagPlot(lag: LagResult): TopLevelSpec {
             scale: { domain: [0, 1] },
             axis: { title: 'fraction of pods with lag ≤ x', format: '%' },
           },
-          color: { field: 'series', type: 'nominal', legend: { title: null, orient: 'bottom' } },
+          color: {
+            field: 'series',
+            type: 'nominal',
+            legend: { title: null, orient: 'bottom', columns: 1, labelLimit: 0 },
+          },
         },
       },
       {
