@@ -9,7 +9,8 @@ import { ensureTopics } from '../../test/support/watcher-env';
 import { FactClock } from './fact-clock';
 import { KpmServices } from './kpm-services';
 import { lagBurst } from './lag-burst';
-import { bootPlot, lagPlot, terminatePlot, toSvg } from './plots';
+import { bootPlot, lagPlot, restorePlot, terminatePlot, toSvg } from './plots';
+import { measureRestore } from './restore';
 import { buildRawLimit } from './raw-limit';
 import { markdownReport } from './report';
 import type { E2eResults, SizeResult } from './results';
@@ -18,15 +19,19 @@ import { measureSize } from './run-sizes';
 interface Options {
   sizes: number[];
   lagPods: number;
+  /** History sizes (processes) the state service's restore is measured at; empty: not measured. */
+  restore: number[];
   out: string;
 }
 
-const USAGE = 'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--lag-pods 500] [--out dir]';
+const USAGE =
+  'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--lag-pods 500] [--restore 1000,5000,10000|none] [--out dir]';
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
     sizes: [100, 1000, 5000],
     lagPods: 500,
+    restore: [1000, 5000, 10000],
     out: join(__dirname, '..', 'results'),
   };
   for (let i = 0; i < argv.length; i += 2) {
@@ -34,6 +39,8 @@ function parseOptions(argv: string[]): Options {
     if (flag === '--sizes' && value && /^\d+(,\d+)*$/.test(value))
       options.sizes = value.split(',').map(Number);
     else if (flag === '--lag-pods' && value && /^\d+$/.test(value)) options.lagPods = Number(value);
+    else if (flag === '--restore' && value && /^(none|\d+(,\d+)*)$/.test(value))
+      options.restore = value === 'none' ? [] : value.split(',').map(Number);
     else if (flag === '--out' && value) options.out = value;
     else throw new Error(`bench:e2e: bad argument ${flag} ${value ?? ''}\n${USAGE}`);
   }
@@ -74,6 +81,9 @@ async function writeResults(results: E2eResults, out: string): Promise<void> {
   writeFileSync(join(out, 'terminate-vs-n.svg'), await toSvg(terminatePlot(results)));
   if (results.lag)
     writeFileSync(join(out, 'termination-lag-cdf.svg'), await toSvg(lagPlot(results.lag)));
+  if (results.restore?.length) {
+    writeFileSync(join(out, 'restore-vs-history.svg'), await toSvg(restorePlot(results.restore)));
+  }
   log(`wrote ${out}/e2e.md, e2e.json and the SVG plots`);
 }
 
@@ -100,11 +110,14 @@ async function main(): Promise<void> {
     log(`termination lag: ${options.lagPods} pods ending at once`);
     const lag = options.lagPods > 0 ? await lagBurst(lab, clock, options.lagPods) : undefined;
     log(`  ${JSON.stringify(lag?.summary)}`);
+    log(`state restore at ${options.restore.join(', ')} processes of history`);
+    const restore = options.restore.length ? await measureRestore(options.restore, log) : undefined;
     const results: E2eResults = {
       machine: machine(),
       measuredAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       sizes,
       lag,
+      restore,
       rssMbIdle,
       rssMbPeak: services.peakMb,
     };

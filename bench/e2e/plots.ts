@@ -2,7 +2,7 @@
 // moduleResolution (node) does not read: name the file for the types, the package at run time.
 import type { TopLevelSpec } from 'vega-lite/build/index';
 import type { Spec as VegaSpec } from 'vega';
-import { GOALS, type E2eResults, type LagResult } from './results';
+import { GOALS, type E2eResults, type LagResult, type RestorePoint } from './results';
 
 interface SeriesPoint {
   n: number;
@@ -118,6 +118,41 @@ export function lagPlot(lag: LagResult): TopLevelSpec {
         },
       },
     ],
+  };
+}
+
+/** Restore time against the records in the history, with the goal's rate as a line. */
+export function restorePlot(points: readonly RestorePoint[]): TopLevelSpec {
+  const values = points.flatMap((p) => [
+    { records: p.records, seconds: p.seconds, series: 'kpm state: restore on start' },
+    {
+      records: p.records,
+      seconds: p.records / GOALS.restoreRecordsPerSecond,
+      series: `goal: ${GOALS.restoreRecordsPerSecond.toLocaleString('en-US')} records/s`,
+    },
+  ]);
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: 'State service restore against the size of its history',
+    width: WIDTH,
+    height: HEIGHT,
+    background: 'white',
+    data: { values },
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: {
+        field: 'records',
+        type: 'quantitative',
+        axis: { title: 'records in the history (facts)' },
+      },
+      y: { field: 'seconds', type: 'quantitative', axis: { title: 'restore time (s)' } },
+      color: {
+        field: 'series',
+        type: 'nominal',
+        legend: { title: null, orient: 'bottom', columns: 1, labelLimit: 0 },
+      },
+      strokeDash: { field: 'series', type: 'nominal', legend: null },
+    },
   };
 }
 

@@ -20,6 +20,10 @@ const results: E2eResults = {
     summary: { count: 500, min: 2, p50: 9, p90: 30, p99: 60, max: 90 },
     cdf: [],
   },
+  restore: [
+    { processes: 1000, records: 2002, seconds: 0.5, rssMb: 120 },
+    { processes: 10000, records: 20020, seconds: 2, rssMb: 200 },
+  ],
   rssMbIdle: { watcher: 150, state: 110 },
   rssMbPeak: { watcher: 170, state: 130 },
 };
@@ -44,6 +48,7 @@ describe('the e2e report', () => {
     ['≤ completion + 1500 ms, N=100', '+1,360 ms', 'met'],
     ['≤ completion + 1500 ms, N=1000', '+500 ms', 'met'],
     ['lag p99 ≤ 50 ms (500 pods)', '60 ms', 'missed'],
+    ['restore ≥ 50,000 records/s (20,020 records)', '10,010 records/s', 'missed'],
   ])('judges the goal "%s": %s, %s', (goal, measured, verdict) => {
     const row = goalsTable(results)
       .split('\n')
@@ -61,11 +66,15 @@ describe('the e2e report', () => {
       '## Terminate',
       '## Termination lag',
       '## Resident memory',
+      '## State service restore',
       '## Goals',
     ]) {
       expect(full).toContain(heading);
     }
-    expect(markdownReport({ ...results, lag: undefined })).not.toContain('## Termination lag');
+    const partial = markdownReport({ ...results, lag: undefined, restore: undefined });
+    expect(partial).not.toContain('## Termination lag');
+    expect(partial).not.toContain('## State service restore');
+    expect(partial).not.toContain('lag p99');
     expect(full).toContain(
       '| watcher | 150     | 160                  | 160                   | 170     |',
     );

@@ -1,5 +1,11 @@
 import { table } from '../harness';
-import { GOALS, type E2eResults, type LagResult, type SizeResult } from './results';
+import {
+  GOALS,
+  type E2eResults,
+  type LagResult,
+  type RestorePoint,
+  type SizeResult,
+} from './results';
 
 const ms = (value: number): string => Math.round(value).toLocaleString('en-US');
 const ratio = (value: number): string => `${value.toFixed(2)}×`;
@@ -67,6 +73,24 @@ export function lagTable(lag: LagResult): string {
   );
 }
 
+/** Records replayed per second of restore. */
+export function restoreRate(point: RestorePoint): number {
+  return point.records / point.seconds;
+}
+
+export function restoreTable(points: readonly RestorePoint[]): string {
+  return table(
+    ['processes in history', 'records', 'restore s', 'records/s', 'state RSS after MB'],
+    points.map((p) => [
+      String(p.processes),
+      p.records.toLocaleString('en-US'),
+      p.seconds.toFixed(2),
+      ms(restoreRate(p)),
+      String(p.rssMb),
+    ]),
+  );
+}
+
 export function memoryTable(results: E2eResults): string {
   const services = Object.keys(results.rssMbIdle);
   const after = results.sizes.map((s) => `after boot of ${s.n} MB`);
@@ -103,6 +127,14 @@ export function goalsTable(results: E2eResults): string {
       met(p99 <= GOALS.lagP99Ms),
     ]);
   }
+  const largest = results.restore?.[results.restore.length - 1];
+  if (largest) {
+    rows.push([
+      `restore ≥ ${GOALS.restoreRecordsPerSecond.toLocaleString('en-US')} records/s (${largest.records.toLocaleString('en-US')} records)`,
+      `${ms(restoreRate(largest))} records/s`,
+      met(restoreRate(largest) >= GOALS.restoreRecordsPerSecond),
+    ]);
+  }
   return table(['goal', 'measured', 'verdict'], rows);
 }
 
@@ -118,6 +150,9 @@ export function markdownReport(results: E2eResults): string {
     parts.push(
       `## Termination lag, ${results.lag.pods} pods ending at once\n\n${lagTable(results.lag)}`,
     );
+  }
+  if (results.restore?.length) {
+    parts.push(`## State service restore against its history\n\n${restoreTable(results.restore)}`);
   }
   parts.push(`## Resident memory of the services\n\n${memoryTable(results)}`);
   parts.push(`## Goals\n\n${goalsTable(results)}`);

@@ -34,11 +34,22 @@ export interface LagResult {
   cdf: CdfPoint[];
 }
 
+/** The state service restarted over a history of `processes` processes (`records` facts). */
+export interface RestorePoint {
+  processes: number;
+  records: number;
+  /** Its own kpm_state_restore_seconds. */
+  seconds: number;
+  /** Its resident memory right after the restore. */
+  rssMb: number;
+}
+
 export interface E2eResults {
   machine: string;
   measuredAt: string;
   sizes: SizeResult[];
   lag?: LagResult;
+  restore?: RestorePoint[];
   rssMbIdle: Record<string, number>;
   rssMbPeak: Record<string, number>;
 }
@@ -48,4 +59,5 @@ export const GOALS = {
   completionOverRawLimit: 1.2,
   cliOverCompletionMs: 1500,
   lagP99Ms: 50,
+  restoreRecordsPerSecond: 50_000,
 } as const;
