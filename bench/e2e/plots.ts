@@ -10,6 +10,8 @@ interface SeriesPoint {
   series: string;
 }
 
+/** Below the plot, one entry a line, labels never cut short. */
+const LEGEND = { title: null, orient: 'bottom', columns: 1, labelLimit: 0 } as const;
 const WIDTH = 520;
 const HEIGHT = 300;
 
@@ -39,7 +41,7 @@ function timeVsN(title: string, points: SeriesPoint[]): TopLevelSpec {
       color: {
         field: 'series',
         type: 'nominal',
-        legend: { title: null, orient: 'bottom', columns: 1, labelLimit: 0 },
+        legend: LEGEND,
       },
     },
   };
@@ -105,7 +107,7 @@ export function lagPlot(lag: LagResult): TopLevelSpec {
           color: {
             field: 'series',
             type: 'nominal',
-            legend: { title: null, orient: 'bottom', columns: 1, labelLimit: 0 },
+            legend: LEGEND,
           },
         },
       },
@@ -146,12 +148,9 @@ export function restorePlot(points: readonly RestorePoint[]): TopLevelSpec {
         axis: { title: 'records in the history (facts)' },
       },
       y: { field: 'seconds', type: 'quantitative', axis: { title: 'restore time (s)' } },
-      color: {
-        field: 'series',
-        type: 'nominal',
-        legend: { title: null, orient: 'bottom', columns: 1, labelLimit: 0 },
-      },
-      strokeDash: { field: 'series', type: 'nominal', legend: null },
+      // One legend for both channels: the goal is a dashed line of its own colour.
+      color: { field: 'series', type: 'nominal', legend: LEGEND },
+      strokeDash: { field: 'series', type: 'nominal', legend: LEGEND },
     },
   };
 }
