@@ -26,7 +26,7 @@ const common = {
   // The local stack's data (etcd keeps *.snap files) is not part of the code jest maps.
   modulePathIgnorePatterns: ['<rootDir>/.kpm/', '<rootDir>/dist/'],
   // Crawl only our sources: .kpm holds Kafka's logs and etcd's data, dist the build output.
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/bench'],
 };
 
 module.exports = {
@@ -34,7 +34,7 @@ module.exports = {
   // real brokers and pods; unit tests finish far below it.
   testTimeout: 120000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,bench}/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'integration',

@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+
+/** A session file of `n` processes in drunc's tree shape (one dot: segment controller, two: application). */
+export function sessionFile(session: string, n: number): string {
+  const processes = Array.from({ length: n }, (_, i) => ({
+    name: `ru-${String(i).padStart(5, '0')}`,
+    treeId: `1.${1 + (i % 10)}.${i}`,
+    executableAndArguments: [{ exec: 'daq_application', args: ['--index', String(i)] }],
+  }));
+  const file = join(mkdtempSync(join(tmpdir(), 'kpm-bench-')), `${session}.yaml`);
+  // JSON is YAML: the session file reader takes it as written.
+  writeFileSync(file, JSON.stringify({ session, user: 'bench', processes }));
+  return file;
+}
+
+export interface CliRun {
+  ms: number;
+  exitCode: number;
+  stderr: string;
+}
+
+/** Runs `kpm <args>` as a user would (bin/kpm.js): its wall time and exit code. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bin', 'kpm.js'), ...args], {
+      cwd: root,
+      env: { ...process.env, ...env, KPM_USER: 'bench' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      resolve({ ms: performance.now() - started, exitCode: code ?? 1, stderr }),
+    );
+  });
+}

@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { ServiceProcess } from '../../test/support/service-process';
+import { stackEnv } from '../../test/support/stack-env';
+
+export const SERVICES = ['boot-worker', 'watcher', 'state'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+/** A process's resident set in MB, from /proc (undefined once it is gone). */
+export function rssMb(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * kpm's three services as child processes, the way `kpm services up` runs them, under a topic
+ * prefix and label domain of the bench's own; their memory sampled while they run.
+ */
+export class KpmServices {
+  readonly peakMb: Record<string, number> = {};
+  private readonly processes = new Map<ServiceName, ServiceProcess>();
+  private sampler?: NodeJS.Timeout;
+
+  constructor(
+    readonly prefix: string,
+    readonly domain: string,
+  ) {}
+
+  env(service: ServiceName): Record<string, string> {
+    const { brokers, kubeconfig, topicReplication } = stackEnv();
+    return {
+      KPM_KAFKA_BROKERS: brokers.join(','),
+      ...topicReplication,
+      KPM_TOPIC_PREFIX: this.prefix,
+      KPM_LABEL_DOMAIN: this.domain,
+      KPM_INSTANCE: `bench-${service}`,
+      KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
+      KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
+    };
+  }
+
+  async start(): Promise<void> {
+    for (const service of SERVICES) {
+      const child = new ServiceProcess(service, this.env(service));
+      await child.start(180_000);
+      this.processes.set(service, child);
+    }
+    await this.watcherLeading(60_000);
+    this.sampler = setInterval(() => this.sample(), 250);
+  }
+
+  /** Each service's resident memory now, in MB. */
+  rss(): Record<string, number> {
+    const now: Record<string, number> = {};
+    for (const [service, child] of this.processes) {
+      const mb = child.pid === undefined ? undefined : rssMb(child.pid);
+      if (mb !== undefined) now[service] = mb;
+    }
+    return now;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sampler);
+    for (const child of [...this.processes.values()].reverse()) await child.kill('SIGTERM');
+  }
+
+  private sample(): void {
+    for (const [service, mb] of Object.entries(this.rss())) {
+      this.peakMb[service] = Math.max(this.peakMb[service] ?? 0, mb);
+    }
+  }
+
+  /** The watcher holds its Lease (a standby replica is ready too, but sees nothing). */
+  private async watcherLeading(timeoutMs: number): Promise<void> {
+    const url = this.processes.get('watcher')!.url;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const metrics = await fetch(`${url}/metrics`).then(
+        (r) => r.text(),
+        () => '',
+      );
+      if (/^kpm_watcher_leader(\{[^}]*\})? 1$/m.test(metrics)) return;
+      if (Date.now() > deadline) throw new Error(`watcher not leading within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { PodLab } from '../../test/support/kpm-pods';
+import { stackEnv, uniqueTopicPrefix } from '../../test/support/stack-env';
+import { ensureTopics } from '../../test/support/watcher-env';
+import { FactClock } from './fact-clock';
+import { KpmServices } from './kpm-services';
+import { lagBurst } from './lag-burst';
+import { bootPlot, lagPlot, restorePlot, terminatePlot, toSvg } from './plots';
+import { measureRestore } from './restore';
+import { buildRawLimit } from './raw-limit';
+import { markdownReport } from './report';
+import type { E2eResults, SizeResult } from './results';
+import { measureSize } from './run-sizes';
+
+interface Options {
+  sizes: number[];
+  lagPods: number;
+  /** History sizes (processes) the state service's restore is measured at; empty: not measured. */
+  restore: number[];
+  out: string;
+}
+
+const USAGE =
+  'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--lag-pods 500] [--restore 1000,5000,10000|none] [--out dir]';
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = {
+    sizes: [100, 1000, 5000],
+    lagPods: 500,
+    restore: [1000, 5000, 10000],
+    out: join(__dirname, '..', 'results'),
+  };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]];
+    if (flag === '--sizes' && value && /^\d+(,\d+)*$/.test(value))
+      options.sizes = value.split(',').map(Number);
+    else if (flag === '--lag-pods' && value && /^\d+$/.test(value)) options.lagPods = Number(value);
+    else if (flag === '--restore' && value && /^(none|\d+(,\d+)*)$/.test(value))
+      options.restore = value === 'none' ? [] : value.split(',').map(Number);
+    else if (flag === '--out' && value) options.out = value;
+    else throw new Error(`bench:e2e: bad argument ${flag} ${value ?? ''}\n${USAGE}`);
+  }
+  return options;
+}
+
+/** "2 cores (AMD EPYC), 23 GiB": what the numbers were measured on. */
+function machine(): string {
+  const model =
+    /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
+  return `${cpus().length} cores (${model}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Linux`;
+}
+
+/** Deletes what a failed run left: pods released from their finalizer, then the namespace. */
+async function releaseSessions(lab: PodLab, sessions: string[]): Promise<void> {
+  for (const namespace of sessions) {
+    const pods = await lab.core.listNamespacedPod({ namespace }).catch(() => undefined);
+    for (const pod of pods?.items ?? []) {
+      if (!pod.metadata?.finalizers?.length) continue;
+      await lab.core
+        .patchNamespacedPod(
+          { namespace, name: pod.metadata.name!, body: { metadata: { finalizers: null } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        )
+        .catch(() => undefined);
+    }
+    await lab.core.deleteNamespace({ name: namespace }).catch(() => undefined);
+  }
+}
+
+const log = (message: string): void => console.log(`[bench:e2e] ${message}`);
+
+async function writeResults(results: E2eResults, out: string): Promise<void> {
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'e2e.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(out, 'e2e.md'), markdownReport(results));
+  writeFileSync(join(out, 'boot-vs-n.svg'), await toSvg(bootPlot(results)));
+  writeFileSync(join(out, 'terminate-vs-n.svg'), await toSvg(terminatePlot(results)));
+  if (results.lag)
+    writeFileSync(join(out, 'termination-lag-cdf.svg'), await toSvg(lagPlot(results.lag)));
+  if (results.restore?.length) {
+    writeFileSync(join(out, 'restore-vs-history.svg'), await toSvg(restorePlot(results.restore)));
+  }
+  log(`wrote ${out}/e2e.md, e2e.json and the SVG plots`);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const { brokers, kubeconfig } = stackEnv();
+  if (!kubeconfig)
+    throw new Error('bench:e2e: KUBECONFIG of the local stack unknown: npx kpm stack up');
+  const rawBinary = await buildRawLimit(log);
+  const runId = `bench-${randomBytes(3).toString('hex')}`;
+  const lab = await PodLab.open(runId);
+  const prefix = uniqueTopicPrefix('bench');
+  await ensureTopics(prefix);
+  const clock = await new FactClock(brokers, prefix).start();
+  const services = new KpmServices(prefix, lab.domain);
+  try {
+    await services.start();
+    const rssMbIdle = services.rss();
+    log(`services up; idle RSS ${JSON.stringify(rssMbIdle)}`);
+    const sizes: SizeResult[] = [];
+    for (const n of options.sizes) {
+      sizes.push(await measureSize({ rawBinary, kubeconfig, services, clock, runId, log }, n));
+    }
+    log(`termination lag: ${options.lagPods} pods ending at once`);
+    const lag = options.lagPods > 0 ? await lagBurst(lab, clock, options.lagPods) : undefined;
+    log(`  ${JSON.stringify(lag?.summary)}`);
+    log(`state restore at ${options.restore.join(', ')} processes of history`);
+    const restore = options.restore.length ? await measureRestore(options.restore, log) : undefined;
+    const results: E2eResults = {
+      machine: machine(),
+      measuredAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      sizes,
+      lag,
+      restore,
+      rssMbIdle,
+      rssMbPeak: services.peakMb,
+    };
+    await writeResults(results, options.out);
+    console.log(`\n${markdownReport(results)}`);
+  } finally {
+    // A run that failed half-way leaves sessions whose pods the watcher must still release.
+    await releaseSessions(
+      lab,
+      options.sizes.map((n) => `${runId}-n${n}`),
+    );
+    await services.stop();
+    await clock.stop();
+    await lab.close();
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

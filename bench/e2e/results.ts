@@ -1,0 +1,63 @@
+import type { CdfPoint, Summary } from './stats';
+
+/** What the raw client-go program measured for N pods (ms from the first request of a phase). */
+export interface RawLimit {
+  pods: number;
+  createdMs: number;
+  runningMs: number;
+  deletedMs: number;
+  goneMs: number;
+}
+
+/** One kpm command measured two ways: by its facts on Kafka and by the CLI's wall clock. */
+export interface KpmCommandTiming {
+  /** `boot.accepted` / `kill.accepted` (CreateTime) → the completion (CreateTime). */
+  acceptedToCompletionMs: number;
+  /** `kpm … --wait`, process start to exit. */
+  cliMs: number;
+  status: string;
+}
+
+export interface SizeResult {
+  n: number;
+  raw: RawLimit;
+  boot: KpmCommandTiming;
+  terminate: KpmCommandTiming;
+  /** Resident memory of each service right after the boot of N completed (N live pods). */
+  rssMbAfterBoot: Record<string, number>;
+}
+
+export interface LagResult {
+  pods: number;
+  /** API server shows the pod terminal (independent watch) → its termination record's CreateTime. */
+  summary: Summary;
+  cdf: CdfPoint[];
+}
+
+/** The state service restarted over a history of `processes` processes (`records` facts). */
+export interface RestorePoint {
+  processes: number;
+  records: number;
+  /** Its own kpm_state_restore_seconds. */
+  seconds: number;
+  /** Its resident memory right after the restore. */
+  rssMb: number;
+}
+
+export interface E2eResults {
+  machine: string;
+  measuredAt: string;
+  sizes: SizeResult[];
+  lag?: LagResult;
+  restore?: RestorePoint[];
+  rssMbIdle: Record<string, number>;
+  rssMbPeak: Record<string, number>;
+}
+
+/** The goals of the "boot at the API server's limit" and "termination lag" work. */
+export const GOALS = {
+  completionOverRawLimit: 1.2,
+  cliOverCompletionMs: 1500,
+  lagP99Ms: 50,
+  restoreRecordsPerSecond: 50_000,
+} as const;
