@@ -154,6 +154,14 @@ describe('every hostile record gets its exact answer', () => {
   });
 });
 
+/**
+ * What separates a linear-time engine from a backtracking one here is not milliseconds: on a
+ * 63-character name these patterns take 2^63 (or 63^10) steps to backtrack, centuries. The bound
+ * only has to be far below that and far above a loaded 2-core machine's scheduling noise
+ * (100 ms failed under load); latency is a benchmark's business, not this suite's.
+ */
+const LINEAR_BOUND_MS = 2_000;
+
 describe('name patterns run in linear time', () => {
   it.each([
     ['kill', CommandType.kill, POLYNOMIAL, 'succeeded', []],
@@ -164,7 +172,7 @@ describe('name patterns run in linear time', () => {
     ['ps', CommandType.ps, EXPONENTIAL, 'succeeded', []],
     ['flush', CommandType.flush, EXPONENTIAL_ALTERNATION, 'succeeded', []],
   ])(
-    '%s with %s over a 63-character name is answered in under 100 ms',
+    '%s with %s over a 63-character name is answered without backtracking',
     async (verb, type, pattern, status, paths) => {
       const id = `regex-${verb}-${Buffer.from(pattern).toString('hex').slice(0, 16)}`;
       const query = { session: ctx.owned, names: [pattern] };
@@ -200,7 +208,7 @@ describe('name patterns run in linear time', () => {
       expect(answer.status).toBe(status);
       expect((answer.errors ?? []).map((e) => e.path)).toEqual(paths);
       expect(answer.processes).toEqual([]);
-      expect(first.timestamp - sentAt).toBeLessThan(100);
+      expect(first.timestamp - sentAt).toBeLessThan(LINEAR_BOUND_MS);
     },
   );
 
@@ -210,7 +218,7 @@ describe('name patterns run in linear time', () => {
     [EXPONENTIAL_ALTERNATION, 200],
     ['(a)\\1', 400],
     ['a'.repeat(257), 400],
-  ])('GET /v1/processes?name=%s answers %i in under 100 ms', async (pattern, status) => {
+  ])('GET /v1/processes?name=%s answers %i without backtracking', async (pattern, status) => {
     const base = `${await trio.stateUrl()}/v1/processes?session=${ctx.owned}`;
     await (await fetch(base)).arrayBuffer(); // the connection, not the pattern, is not timed
     const url = `${base}&name=${encodeURIComponent(pattern)}`;
@@ -219,7 +227,7 @@ describe('name patterns run in linear time', () => {
     const elapsedMs = performance.now() - started;
     expect(response.status).toBe(status);
     if (status === 200) expect(await response.json()).toEqual({ processes: [] });
-    expect(elapsedMs).toBeLessThan(100);
+    expect(elapsedMs).toBeLessThan(LINEAR_BOUND_MS);
   });
 });
 

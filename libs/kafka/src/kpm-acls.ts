@@ -49,7 +49,15 @@ const NEEDS: Record<KpmRole, RoleNeeds> = {
     transactions: false,
   },
   state: {
-    reads: ['commands', 'process-events', 'terminations', 'completions', 'processes'],
+    // dead-letters: a valid command the boot-worker gave up on is completed as failed.
+    reads: [
+      'commands',
+      'process-events',
+      'terminations',
+      'dead-letters',
+      'completions',
+      'processes',
+    ],
     // commands: a command on the wrong partition is forwarded; the dashboard asks for logs.
     writes: ['commands', 'completions', 'broadcast', 'processes', 'dead-letters'],
     groups: ['state'],
