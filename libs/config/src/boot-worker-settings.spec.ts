@@ -92,4 +92,47 @@ describe('boot-worker settings', () => {
   ])('refuses %s=%s', (variable, raw, why) => {
     expect(() => loadSettings('boot-worker', { [variable]: raw })).toThrow(why);
   });
+
+  it("reads the readout profile: drunc's selector, none by default, page size 2Mi", () => {
+    expect(loadSettings('boot-worker', {}).podManagement).toMatchObject({
+      readoutAppSelector: 'runp',
+      readoutProfile: undefined,
+    });
+    const file = yamlFile(
+      'podManagement:\n  readoutAppSelector: ru\n  readoutProfile: {cpu: "8", memory: 16Gi, hugepages: 2Gi, hostNetwork: true}\n',
+    );
+    expect(loadSettings('boot-worker', { KPM_CONFIG: file }).podManagement).toMatchObject({
+      readoutAppSelector: 'ru',
+      readoutProfile: {
+        cpu: '8',
+        memory: '16Gi',
+        hugepages: '2Gi',
+        hugepagesPageSize: '2Mi',
+        hostNetwork: true,
+      },
+    });
+  });
+
+  it.each([
+    ['no cpu', '{memory: 16Gi}', /readoutProfile\.cpu: cpu must be a Kubernetes quantity/],
+    ['no memory', '{cpu: "8"}', /readoutProfile\.memory: memory must be a Kubernetes quantity/],
+    ['a bad hugepages', '{cpu: "8", memory: 1Gi, hugepages: lots}', /readoutProfile\.hugepages/],
+    [
+      'a page size Linux has not',
+      '{cpu: "8", memory: 1Gi, hugepagesPageSize: 4Ki}',
+      /readoutProfile\.hugepagesPageSize: hugepagesPageSize must be one of 2Mi, 1Gi/,
+    ],
+    ['a host network not yes or no', '{cpu: "8", memory: 1Gi, hostNetwork: maybe}', /hostNetwork/],
+    ['an unknown key', '{cpu: "8", memory: 1Gi, gpus: 2}', /readoutProfile\.gpus/],
+  ])('refuses a readout profile with %s, naming the field', (_, profile, why) => {
+    const file = yamlFile(`podManagement:\n  readoutProfile: ${profile}\n`);
+    expect(() => loadSettings('boot-worker', { KPM_CONFIG: file })).toThrow(why);
+  });
+
+  it('refuses an empty readout selector, which would select every process', () => {
+    const file = yamlFile('podManagement:\n  readoutAppSelector: ""\n');
+    expect(() => loadSettings('boot-worker', { KPM_CONFIG: file })).toThrow(
+      /podManagement\.readoutAppSelector: readoutAppSelector must not be empty/,
+    );
+  });
 });

@@ -4,10 +4,12 @@
  * what kpm adds (boot concurrency, node assignment, image allow-list, privilege policy).
  */
 import 'reflect-metadata';
+import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
   IsArray,
   IsBoolean,
+  IsIn,
   IsInt,
   IsNotEmpty,
   IsOptional,
@@ -15,6 +17,7 @@ import {
   Matches,
   Max,
   Min,
+  ValidateNested,
 } from 'class-validator';
 import { DNS_LABEL, QUANTITY } from '@kpm/contracts/validation/rules';
 
@@ -36,6 +39,37 @@ export class VolumeConfig {
   @IsOptional()
   @IsBoolean()
   readOnly?: boolean = false;
+}
+
+/** Page sizes Linux offers on the DAQ's x86-64 and arm64 hosts (`hugepages-<size>` resources). */
+export const HUGEPAGE_SIZES = ['2Mi', '1Gi'] as const;
+
+/**
+ * The performance pod profile of drunc's readout applications (the processes
+ * `readoutAppSelector` selects): cpu and memory with requests = limits, so the pod has
+ * Guaranteed QoS, hugepages (also requests = limits, mounted at /dev/hugepages), and the node's
+ * network when the operator allows it (docs/design.md §6.3 "The readout profile").
+ */
+export class ReadoutProfileConfig {
+  @Matches(QUANTITY, { message: 'cpu must be a Kubernetes quantity such as "8" or "7500m"' })
+  cpu!: string;
+
+  @Matches(QUANTITY, { message: 'memory must be a Kubernetes quantity such as "32Gi"' })
+  memory!: string;
+
+  /** Hugepages of `hugepagesPageSize` (e.g. "2Gi"); none when unset. */
+  @IsOptional()
+  @Matches(QUANTITY, { message: 'hugepages must be a Kubernetes quantity such as "2Gi"' })
+  hugepages?: string;
+
+  @IsIn(HUGEPAGE_SIZES, {
+    message: `hugepagesPageSize must be one of ${HUGEPAGE_SIZES.join(', ')}`,
+  })
+  hugepagesPageSize: (typeof HUGEPAGE_SIZES)[number] = '2Mi';
+
+  /** The pod runs in the node's network namespace (Pod Security then allows it for the session). */
+  @IsBoolean()
+  hostNetwork = false;
 }
 
 /** How the boot-worker creates, readies and kills pods. */
@@ -156,6 +190,20 @@ export class PodManagementConfig {
   @Max(32767)
   connectionServerNodePort?: number;
 
+  /**
+   * drunc's readout_app_selector: a process whose name contains it (in any case) is a readout
+   * application and gets `readoutProfile`, when one is configured.
+   */
+  @IsString()
+  @IsNotEmpty({ message: 'readoutAppSelector must not be empty (it would select every process)' })
+  readoutAppSelector = 'runp';
+
+  /** The readout applications' pod profile; none by default (they run like any process). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ReadoutProfileConfig)
+  readoutProfile?: ReadoutProfileConfig;
+
   /** Upper bound of one logs answer, so it always fits one Kafka record. */
   @IsInt()
   @Min(1024)
@@ -223,6 +271,7 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_MAX_MEMORY', 'podManagement.maxMemory', String],
   ['KPM_MAX_PROCESSES_PER_BOOT', 'podManagement.maxProcessesPerBoot', Number],
   ['KPM_CONNECTION_SERVER_NODE_PORT', 'podManagement.connectionServerNodePort', Number],
+  ['KPM_READOUT_APP_SELECTOR', 'podManagement.readoutAppSelector', String],
 ];
 
 function commaList(raw: string): string[] {

@@ -19,6 +19,7 @@ const policy: PodPolicy = {
   maxCpu: '4',
   maxMemory: '8Gi',
   maxProcessesPerBoot: 100,
+  readout: { readoutAppSelector: 'runp' },
 };
 const spec = (extra: Partial<ProcessSpec>): ProcessSpec => ({
   name: 'ru-01',

@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
+import { readoutErrors, type ReadoutSettings } from './readout-profile';
 
 export interface PodPolicy {
   /** kpm's label domain: its own keys are reserved. */
@@ -22,6 +23,8 @@ export interface PodPolicy {
   maxMemory?: string;
   /** Most processes one boot may carry (the contract allows 5000). */
   maxProcessesPerBoot?: number;
+  /** Which processes are readout applications and the profile they get (readout-profile.ts). */
+  readout: ReadoutSettings;
 }
 
 /** The policy the settings describe, for kpm's label domain. */
@@ -40,6 +43,7 @@ export function podPolicyOf(
     ...(pm.maxProcessesPerBoot !== undefined
       ? { maxProcessesPerBoot: pm.maxProcessesPerBoot }
       : {}),
+    readout: { readoutAppSelector: pm.readoutAppSelector, readoutProfile: pm.readoutProfile },
   };
 }
 
@@ -97,6 +101,7 @@ export function specPolicyErrors(at: string, spec: ProcessSpec, policy: PodPolic
     ...hostPathErrors(at, spec, policy),
     ...reservedKeyErrors(at, spec, policy.domain),
     ...resourceErrors(at, spec, policy),
+    ...readoutErrors(at, spec, policy.readout),
   ];
 }
 
