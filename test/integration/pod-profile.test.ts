@@ -1,7 +1,8 @@
 /**
  * What the operator's settings put on a process's pod, read back from the real API server:
  * drunc's readout profile (a process whose name holds `readoutAppSelector` gets Guaranteed cpu
- * and memory, hugepages and the node's network; any other process does not).
+ * and memory, hugepages and the node's network; any other process does not), and the uid and gid
+ * a process runs as (within the configured ranges, else refused naming the field and the range).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,8 @@ beforeAll(async () => {
     KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
     KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
     KPM_CONFIG: config,
+    KPM_RUN_AS_UID_RANGE: '1000-60000',
+    KPM_RUN_AS_GID_RANGE: '1000-60000',
   });
 }, 120_000);
 
@@ -91,4 +94,36 @@ it('refuses a runp process asking its own cpu, naming the field; the next boot g
     processes: [app('runp-apa2', '1.1.1')],
   });
   await h.factCount(ProcessEventType.processBooted, 'boot-readout-3', 1);
+});
+
+it('runs a process as the uid and gid it asks within the range, and refuses one outside', async () => {
+  const session = h.session('runas');
+  await h.send('boot-runas-1', CommandType.boot, {
+    session,
+    user: 'alice',
+    processes: [{ ...app('ru-alice', '1.1.1'), uid: 1000, gid: 1000 }],
+  });
+  await h.factCount(ProcessEventType.processBooted, 'boot-runas-1', 1);
+  const pod = await h.core.readNamespacedPod({ namespace: session, name: 'ru-alice' });
+  expect(pod.spec!.securityContext).toMatchObject({
+    runAsUser: 1000,
+    runAsGroup: 1000,
+    fsGroup: 1000,
+  });
+
+  await h.send('boot-runas-2', CommandType.boot, {
+    session,
+    user: 'alice',
+    processes: [{ ...app('ru-root', '1.1.2'), uid: 0 }],
+  });
+  const rejected = await h.fact(ProcessEventType.commandRejected, 'boot-runas-2');
+  expect(rejected.data).toMatchObject({
+    errors: [
+      {
+        path: 'processes[0].uid',
+        message: '0 is outside the allowed range 1000-60000 (podManagement.runAsUidRange)',
+      },
+    ],
+  });
+  expect((await h.pods(session)).map((p) => p.metadata!.name)).toEqual(['ru-alice']);
 });

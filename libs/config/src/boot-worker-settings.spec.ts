@@ -135,4 +135,27 @@ describe('boot-worker settings', () => {
       /podManagement\.readoutAppSelector: readoutAppSelector must not be empty/,
     );
   });
+
+  it('allows no uid or gid by default, and reads the ranges from YAML and KPM_RUN_AS_*_RANGE', () => {
+    const { podManagement } = loadSettings('boot-worker', {});
+    expect(podManagement.runAsUidRange).toBeUndefined();
+    expect(podManagement.runAsGidRange).toBeUndefined();
+    const file = yamlFile('podManagement:\n  runAsUidRange: {min: 1000, max: 60000}\n');
+    const read = loadSettings('boot-worker', { KPM_CONFIG: file, KPM_RUN_AS_GID_RANGE: '100-200' });
+    expect(read.podManagement.runAsUidRange).toEqual({ min: 1000, max: 60000 });
+    expect(read.podManagement.runAsGidRange).toEqual({ min: 100, max: 200 });
+  });
+
+  it.each([
+    [
+      'KPM_RUN_AS_UID_RANGE',
+      '0-100',
+      /runAsUidRange\.min: min must be at least 1 \(root is never allowed\)/,
+    ],
+    ['KPM_RUN_AS_UID_RANGE', '2000-1000', /runAsUidRange\.max: max must not be below min/],
+    ['KPM_RUN_AS_GID_RANGE', 'staff', /runAsGidRange\.min: min must be a whole number/],
+    ['KPM_RUN_AS_GID_RANGE', '1-2147483648', /runAsGidRange\.max: max must be at most 2147483647/],
+  ])('refuses %s=%s, naming the field', (variable, raw, why) => {
+    expect(() => loadSettings('boot-worker', { [variable]: raw })).toThrow(why);
+  });
 });

@@ -17,9 +17,10 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
-import { DNS_LABEL, QUANTITY } from '@kpm/contracts/validation/rules';
+import { DNS_LABEL, MAX_LINUX_ID, QUANTITY } from '@kpm/contracts/validation/rules';
 
 /** Absolute, and no `..` segment that could climb out of the directory (path traversal). */
 export const ABSOLUTE_PATH = /^\/(?!(.*\/)?\.\.(\/|$))/;
@@ -70,6 +71,35 @@ export class ReadoutProfileConfig {
   /** The pod runs in the node's network namespace (Pod Security then allows it for the session). */
   @IsBoolean()
   hostNetwork = false;
+}
+
+/**
+ * The user or group ids a process may run as, `min` to `max` inclusive. Never root: `min` is at
+ * least 1, so no boot can ask for uid or gid 0.
+ */
+export class IdRange {
+  @IsInt({ message: 'min must be a whole number' })
+  @Min(1, { message: 'min must be at least 1 (root is never allowed)' })
+  @Max(MAX_LINUX_ID)
+  min!: number;
+
+  @IsInt({ message: 'max must be a whole number' })
+  @Min(1)
+  @Max(MAX_LINUX_ID, { message: `max must be at most ${MAX_LINUX_ID}` })
+  @ValidateBy({
+    name: 'notBelowMin',
+    validator: {
+      validate: (value, args) => Number(value) >= (args?.object as IdRange).min,
+      defaultMessage: () => 'max must not be below min',
+    },
+  })
+  max!: number;
+}
+
+/** `KPM_RUN_AS_UID_RANGE=1000-60000` as an IdRange; anything else fails validation by name. */
+export function idRangeOf(raw: string): { min: number; max: number } {
+  const match = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(raw);
+  return match ? { min: Number(match[1]), max: Number(match[2]) } : { min: NaN, max: NaN };
 }
 
 /** How the boot-worker creates, readies and kills pods. */
@@ -204,6 +234,21 @@ export class PodManagementConfig {
   @Type(() => ReadoutProfileConfig)
   readoutProfile?: ReadoutProfileConfig;
 
+  /**
+   * The uids a process may ask to run as (`processes[i].uid`, the pod's runAsUser); unset: no
+   * process may ask one, and it runs as its image's user.
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => IdRange)
+  runAsUidRange?: IdRange;
+
+  /** The gids a process may ask to run as (`processes[i].gid`: runAsGroup and fsGroup). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => IdRange)
+  runAsGidRange?: IdRange;
+
   /** Upper bound of one logs answer, so it always fits one Kafka record. */
   @IsInt()
   @Min(1024)
@@ -272,6 +317,8 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_MAX_PROCESSES_PER_BOOT', 'podManagement.maxProcessesPerBoot', Number],
   ['KPM_CONNECTION_SERVER_NODE_PORT', 'podManagement.connectionServerNodePort', Number],
   ['KPM_READOUT_APP_SELECTOR', 'podManagement.readoutAppSelector', String],
+  ['KPM_RUN_AS_UID_RANGE', 'podManagement.runAsUidRange', idRangeOf],
+  ['KPM_RUN_AS_GID_RANGE', 'podManagement.runAsGidRange', idRangeOf],
 ];
 
 function commaList(raw: string): string[] {

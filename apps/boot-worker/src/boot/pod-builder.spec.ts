@@ -161,6 +161,19 @@ describe('PodBuilder', () => {
     );
   });
 
+  it('runs the process as the uid and gid it asked, and as its image says without', () => {
+    const [asking] = planProcesses('cmd-5', [
+      { ...readout.spec, uuid: undefined, uid: 1000, gid: 100 },
+    ]);
+    expect(builder().pod(asking, context, {}).spec!.securityContext).toEqual({
+      runAsUser: 1000,
+      runAsGroup: 100,
+      fsGroup: 100,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(pod.spec!.securityContext!.runAsUser).toBeUndefined();
+  });
+
   describe('the readout profile', () => {
     const settings = loadSettings('boot-worker', {});
     settings.podManagement.readoutProfile = {

@@ -91,7 +91,7 @@ export class PodBuilder {
       },
       spec: {
         restartPolicy: 'Never',
-        securityContext: podSecurityContext(privileged),
+        securityContext: podSecurityContext(privileged, spec),
         terminationGracePeriodSeconds: this.settings.podManagement.killTimeoutSeconds,
         containers: [this.container(process, context, { privileged, readout, mounts })],
         volumes: volumes.length > 0 ? volumes : undefined,
