@@ -2,7 +2,8 @@
  * What the operator's settings put on a process's pod, read back from the real API server:
  * drunc's readout profile (a process whose name holds `readoutAppSelector` gets Guaranteed cpu
  * and memory, hugepages and the node's network; any other process does not), and the uid and gid
- * a process runs as (within the configured ranges, else refused naming the field and the range).
+ * a process runs as (within the configured ranges, else refused naming the field and the range),
+ * and the controllers' gRPC health readiness probe on the port of their command line.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,7 @@ beforeAll(async () => {
     KPM_CONFIG: config,
     KPM_RUN_AS_UID_RANGE: '1000-60000',
     KPM_RUN_AS_GID_RANGE: '1000-60000',
+    KPM_CONTROLLER_READINESS_PROBE: 'grpc',
   });
 }, 120_000);
 
@@ -126,4 +128,30 @@ it('runs a process as the uid and gid it asks within the range, and refuses one 
     ],
   });
   expect((await h.pods(session)).map((p) => p.metadata!.name)).toEqual(['ru-alice']);
+});
+
+it("probes a controller by gRPC health on its command line's port; an application not", async () => {
+  const session = h.session('probes');
+  await h.send('boot-probes-1', CommandType.boot, {
+    session,
+    user: 'alice',
+    processes: [
+      {
+        name: 'root',
+        treeId: '0',
+        executableAndArguments: [
+          { exec: 'drunc-controller', args: ['-c', 'grpc://localhost:3333'] },
+        ],
+      },
+      app('ru-probe', '0.1.1'),
+    ],
+  });
+  await h.factCount(ProcessEventType.processBooted, 'boot-probes-1', 2);
+  const root = await h.core.readNamespacedPod({ namespace: session, name: 'root' });
+  expect(root.spec!.containers[0].readinessProbe).toMatchObject({
+    grpc: { port: 3333 },
+    periodSeconds: 1,
+  });
+  const ru = await h.core.readNamespacedPod({ namespace: session, name: 'ru-probe' });
+  expect(ru.spec!.containers[0].readinessProbe).toBeUndefined();
 });

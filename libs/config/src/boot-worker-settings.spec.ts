@@ -77,6 +77,7 @@ describe('boot-worker settings', () => {
     ['KPM_MAX_CPU', '8', 'maxCpu', '8'],
     ['KPM_MAX_MEMORY', '32Gi', 'maxMemory', '32Gi'],
     ['KPM_MAX_PROCESSES_PER_BOOT', '200', 'maxProcessesPerBoot', 200],
+    ['KPM_CONTROLLER_READINESS_PROBE', 'grpc', 'controllerReadinessProbe', 'grpc'],
   ])('reads %s', (variable, raw, field, value) => {
     const { podManagement } = loadSettings('boot-worker', { [variable]: raw });
     expect(podManagement[field as keyof typeof podManagement]).toEqual(value);
@@ -89,6 +90,11 @@ describe('boot-worker settings', () => {
     ['KPM_ALLOWED_CAPABILITIES', 'all', /allowedCapabilities/],
     ['KPM_MAX_CPU', 'lots', /maxCpu/],
     ['KPM_MAX_PROCESSES_PER_BOOT', '0', /maxProcessesPerBoot/],
+    [
+      'KPM_CONTROLLER_READINESS_PROBE',
+      'http',
+      /podManagement\.controllerReadinessProbe: controllerReadinessProbe must be one of none, tcp, grpc/,
+    ],
   ])('refuses %s=%s', (variable, raw, why) => {
     expect(() => loadSettings('boot-worker', { [variable]: raw })).toThrow(why);
   });

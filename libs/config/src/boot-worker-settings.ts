@@ -203,6 +203,16 @@ export class PodManagementConfig {
   @Max(60)
   socketRetryTimeoutSeconds = 1;
 
+  /**
+   * The controllers' readiness probe on the port of their command line (drunc's `--port N` or
+   * `-c grpc://host:N`): `grpc` (gRPC health, for controllers that serve it), `tcp`, or `none`
+   * (their Ready is the container's start, as before).
+   */
+  @IsIn(['none', 'tcp', 'grpc'], {
+    message: 'controllerReadinessProbe must be one of none, tcp, grpc',
+  })
+  controllerReadinessProbe: 'none' | 'tcp' | 'grpc' = 'none';
+
   /** drunc's connection_server_port: the local connection server's port (its NodePort's target). */
   @IsInt()
   @Min(1)
@@ -317,6 +327,7 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_MAX_PROCESSES_PER_BOOT', 'podManagement.maxProcessesPerBoot', Number],
   ['KPM_CONNECTION_SERVER_NODE_PORT', 'podManagement.connectionServerNodePort', Number],
   ['KPM_READOUT_APP_SELECTOR', 'podManagement.readoutAppSelector', String],
+  ['KPM_CONTROLLER_READINESS_PROBE', 'podManagement.controllerReadinessProbe', String],
   ['KPM_RUN_AS_UID_RANGE', 'podManagement.runAsUidRange', idRangeOf],
   ['KPM_RUN_AS_GID_RANGE', 'podManagement.runAsGidRange', idRangeOf],
 ];
