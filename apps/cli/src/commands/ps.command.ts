@@ -49,6 +49,7 @@ async function ps(flags: PsFlags): Promise<void> {
 /** Loaded only for --live: a plain ps needs no Kubernetes client. */
 async function liveness(processes: ProcessInstance[]): Promise<Map<string, PodLiveness>> {
   if (processes.length === 0) return new Map();
-  const { clusterLiveness } = await import('../live/cluster-liveness');
-  return clusterLiveness(processes, cliSettings());
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const live = require('../live/cluster-liveness') as typeof import('../live/cluster-liveness');
+  return live.clusterLiveness(processes, cliSettings());
 }
