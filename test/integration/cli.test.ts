@@ -169,6 +169,23 @@ describe('kpm CLI on the real stack', () => {
     expect(table.stdout).toMatch(/root\s*│ 0\s*│ root-controller\s*│ RUNNING/);
   });
 
+  it("ps --live asks the cluster for each pod (drunc's is_alive) with the operator's kubeconfig", async () => {
+    type Live = ProcessInstance & { live: { alive: boolean; phase: string } };
+    const rows = byName(await kpmJson<Live[]>(0, 'ps', '--session', session, '--live')) as Record<
+      string,
+      Live
+    >;
+    expect(rows.root.live).toEqual({ alive: true, phase: 'Running' });
+    expect(rows['app-2']).toMatchObject({
+      statusCode: 'DEAD',
+      live: { alive: false, phase: 'Failed' },
+    });
+    const table = await kpm('ps', '--session', session, '--live');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/root\s*│ 0\s*│ root-controller\s*│ RUNNING\s*│ Running/);
+    expect(table.stdout).toMatch(/app-2\s*│ 0\.1\.2 │ application\s*│ DEAD\s*│ Failed\s*│ 3/);
+  });
+
   it('logs --uuid answers for one process', async () => {
     const { uuid } = byName(await kpmJson<ProcessInstance[]>(0, 'ps', '--session', session))[
       'app-1'

@@ -91,6 +91,7 @@ describe('boot-worker settings', () => {
     ['KPM_MAX_CPU', '8', 'maxCpu', '8'],
     ['KPM_MAX_MEMORY', '32Gi', 'maxMemory', '32Gi'],
     ['KPM_MAX_PROCESSES_PER_BOOT', '200', 'maxProcessesPerBoot', 200],
+    ['KPM_CONTROLLER_READINESS_PROBE', 'grpc', 'controllerReadinessProbe', 'grpc'],
   ])('reads %s', (variable, raw, field, value) => {
     const { podManagement } = loadSettings('boot-worker', { [variable]: raw });
     expect(podManagement[field as keyof typeof podManagement]).toEqual(value);
@@ -103,7 +104,78 @@ describe('boot-worker settings', () => {
     ['KPM_ALLOWED_CAPABILITIES', 'all', /allowedCapabilities/],
     ['KPM_MAX_CPU', 'lots', /maxCpu/],
     ['KPM_MAX_PROCESSES_PER_BOOT', '0', /maxProcessesPerBoot/],
+    [
+      'KPM_CONTROLLER_READINESS_PROBE',
+      'http',
+      /podManagement\.controllerReadinessProbe: controllerReadinessProbe must be one of none, tcp, grpc/,
+    ],
   ])('refuses %s=%s', (variable, raw, why) => {
+    expect(() => loadSettings('boot-worker', { [variable]: raw })).toThrow(why);
+  });
+
+  it("reads the readout profile: drunc's selector, none by default, page size 2Mi", () => {
+    expect(loadSettings('boot-worker', {}).podManagement).toMatchObject({
+      readoutAppSelector: 'runp',
+      readoutProfile: undefined,
+    });
+    const file = yamlFile(
+      'podManagement:\n  readoutAppSelector: ru\n  readoutProfile: {cpu: "8", memory: 16Gi, hugepages: 2Gi, hostNetwork: true}\n',
+    );
+    expect(loadSettings('boot-worker', { KPM_CONFIG: file }).podManagement).toMatchObject({
+      readoutAppSelector: 'ru',
+      readoutProfile: {
+        cpu: '8',
+        memory: '16Gi',
+        hugepages: '2Gi',
+        hugepagesPageSize: '2Mi',
+        hostNetwork: true,
+      },
+    });
+  });
+
+  it.each([
+    ['no cpu', '{memory: 16Gi}', /readoutProfile\.cpu: cpu must be a Kubernetes quantity/],
+    ['no memory', '{cpu: "8"}', /readoutProfile\.memory: memory must be a Kubernetes quantity/],
+    ['a bad hugepages', '{cpu: "8", memory: 1Gi, hugepages: lots}', /readoutProfile\.hugepages/],
+    [
+      'a page size Linux has not',
+      '{cpu: "8", memory: 1Gi, hugepagesPageSize: 4Ki}',
+      /readoutProfile\.hugepagesPageSize: hugepagesPageSize must be one of 2Mi, 1Gi/,
+    ],
+    ['a host network not yes or no', '{cpu: "8", memory: 1Gi, hostNetwork: maybe}', /hostNetwork/],
+    ['an unknown key', '{cpu: "8", memory: 1Gi, gpus: 2}', /readoutProfile\.gpus/],
+  ])('refuses a readout profile with %s, naming the field', (_, profile, why) => {
+    const file = yamlFile(`podManagement:\n  readoutProfile: ${profile}\n`);
+    expect(() => loadSettings('boot-worker', { KPM_CONFIG: file })).toThrow(why);
+  });
+
+  it('refuses an empty readout selector, which would select every process', () => {
+    const file = yamlFile('podManagement:\n  readoutAppSelector: ""\n');
+    expect(() => loadSettings('boot-worker', { KPM_CONFIG: file })).toThrow(
+      /podManagement\.readoutAppSelector: readoutAppSelector must not be empty/,
+    );
+  });
+
+  it('allows no uid or gid by default, and reads the ranges from YAML and KPM_RUN_AS_*_RANGE', () => {
+    const { podManagement } = loadSettings('boot-worker', {});
+    expect(podManagement.runAsUidRange).toBeUndefined();
+    expect(podManagement.runAsGidRange).toBeUndefined();
+    const file = yamlFile('podManagement:\n  runAsUidRange: {min: 1000, max: 60000}\n');
+    const read = loadSettings('boot-worker', { KPM_CONFIG: file, KPM_RUN_AS_GID_RANGE: '100-200' });
+    expect(read.podManagement.runAsUidRange).toEqual({ min: 1000, max: 60000 });
+    expect(read.podManagement.runAsGidRange).toEqual({ min: 100, max: 200 });
+  });
+
+  it.each([
+    [
+      'KPM_RUN_AS_UID_RANGE',
+      '0-100',
+      /runAsUidRange\.min: min must be at least 1 \(root is never allowed\)/,
+    ],
+    ['KPM_RUN_AS_UID_RANGE', '2000-1000', /runAsUidRange\.max: max must not be below min/],
+    ['KPM_RUN_AS_GID_RANGE', 'staff', /runAsGidRange\.min: min must be a whole number/],
+    ['KPM_RUN_AS_GID_RANGE', '1-2147483648', /runAsGidRange\.max: max must be at most 2147483647/],
+  ])('refuses %s=%s, naming the field', (variable, raw, why) => {
     expect(() => loadSettings('boot-worker', { [variable]: raw })).toThrow(why);
   });
 });

@@ -4,10 +4,12 @@
  * what kpm adds (boot concurrency, node assignment, image allow-list, privilege policy).
  */
 import 'reflect-metadata';
+import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
   IsArray,
   IsBoolean,
+  IsIn,
   IsInt,
   IsNotEmpty,
   IsOptional,
@@ -15,8 +17,10 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
+  ValidateNested,
 } from 'class-validator';
-import { DNS_LABEL, QUANTITY } from '@kpm/contracts/validation/rules';
+import { DNS_LABEL, MAX_LINUX_ID, QUANTITY } from '@kpm/contracts/validation/rules';
 
 /** Absolute, and no `..` segment that could climb out of the directory (path traversal). */
 export const ABSOLUTE_PATH = /^\/(?!(.*\/)?\.\.(\/|$))/;
@@ -36,6 +40,66 @@ export class VolumeConfig {
   @IsOptional()
   @IsBoolean()
   readOnly?: boolean = false;
+}
+
+/** Page sizes Linux offers on the DAQ's x86-64 and arm64 hosts (`hugepages-<size>` resources). */
+export const HUGEPAGE_SIZES = ['2Mi', '1Gi'] as const;
+
+/**
+ * The performance pod profile of drunc's readout applications (the processes
+ * `readoutAppSelector` selects): cpu and memory with requests = limits, so the pod has
+ * Guaranteed QoS, hugepages (also requests = limits, mounted at /dev/hugepages), and the node's
+ * network when the operator allows it (docs/design.md §6.3 "The readout profile").
+ */
+export class ReadoutProfileConfig {
+  @Matches(QUANTITY, { message: 'cpu must be a Kubernetes quantity such as "8" or "7500m"' })
+  cpu!: string;
+
+  @Matches(QUANTITY, { message: 'memory must be a Kubernetes quantity such as "32Gi"' })
+  memory!: string;
+
+  /** Hugepages of `hugepagesPageSize` (e.g. "2Gi"); none when unset. */
+  @IsOptional()
+  @Matches(QUANTITY, { message: 'hugepages must be a Kubernetes quantity such as "2Gi"' })
+  hugepages?: string;
+
+  @IsIn(HUGEPAGE_SIZES, {
+    message: `hugepagesPageSize must be one of ${HUGEPAGE_SIZES.join(', ')}`,
+  })
+  hugepagesPageSize: (typeof HUGEPAGE_SIZES)[number] = '2Mi';
+
+  /** The pod runs in the node's network namespace (Pod Security then allows it for the session). */
+  @IsBoolean()
+  hostNetwork = false;
+}
+
+/**
+ * The user or group ids a process may run as, `min` to `max` inclusive. Never root: `min` is at
+ * least 1, so no boot can ask for uid or gid 0.
+ */
+export class IdRange {
+  @IsInt({ message: 'min must be a whole number' })
+  @Min(1, { message: 'min must be at least 1 (root is never allowed)' })
+  @Max(MAX_LINUX_ID)
+  min!: number;
+
+  @IsInt({ message: 'max must be a whole number' })
+  @Min(1)
+  @Max(MAX_LINUX_ID, { message: `max must be at most ${MAX_LINUX_ID}` })
+  @ValidateBy({
+    name: 'notBelowMin',
+    validator: {
+      validate: (value, args) => Number(value) >= (args?.object as IdRange).min,
+      defaultMessage: () => 'max must not be below min',
+    },
+  })
+  max!: number;
+}
+
+/** `KPM_RUN_AS_UID_RANGE=1000-60000` as an IdRange; anything else fails validation by name. */
+export function idRangeOf(raw: string): { min: number; max: number } {
+  const match = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(raw);
+  return match ? { min: Number(match[1]), max: Number(match[2]) } : { min: NaN, max: NaN };
 }
 
 /** How the boot-worker creates, readies and kills pods. */
@@ -139,6 +203,16 @@ export class PodManagementConfig {
   @Max(60)
   socketRetryTimeoutSeconds = 1;
 
+  /**
+   * The controllers' readiness probe on the port of their command line (drunc's `--port N` or
+   * `-c grpc://host:N`): `grpc` (gRPC health, for controllers that serve it), `tcp`, or `none`
+   * (their Ready is the container's start, as before).
+   */
+  @IsIn(['none', 'tcp', 'grpc'], {
+    message: 'controllerReadinessProbe must be one of none, tcp, grpc',
+  })
+  controllerReadinessProbe: 'none' | 'tcp' | 'grpc' = 'none';
+
   /** drunc's connection_server_port: the local connection server's port (its NodePort's target). */
   @IsInt()
   @Min(1)
@@ -155,6 +229,35 @@ export class PodManagementConfig {
   @Min(30000)
   @Max(32767)
   connectionServerNodePort?: number;
+
+  /**
+   * drunc's readout_app_selector: a process whose name contains it (in any case) is a readout
+   * application and gets `readoutProfile`, when one is configured.
+   */
+  @IsString()
+  @IsNotEmpty({ message: 'readoutAppSelector must not be empty (it would select every process)' })
+  readoutAppSelector = 'runp';
+
+  /** The readout applications' pod profile; none by default (they run like any process). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ReadoutProfileConfig)
+  readoutProfile?: ReadoutProfileConfig;
+
+  /**
+   * The uids a process may ask to run as (`processes[i].uid`, the pod's runAsUser); unset: no
+   * process may ask one, and it runs as its image's user.
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => IdRange)
+  runAsUidRange?: IdRange;
+
+  /** The gids a process may ask to run as (`processes[i].gid`: runAsGroup and fsGroup). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => IdRange)
+  runAsGidRange?: IdRange;
 
   /** Upper bound of one logs answer, so it always fits one Kafka record. */
   @IsInt()
@@ -237,6 +340,10 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_MAX_MEMORY', 'podManagement.maxMemory', String],
   ['KPM_MAX_PROCESSES_PER_BOOT', 'podManagement.maxProcessesPerBoot', Number],
   ['KPM_CONNECTION_SERVER_NODE_PORT', 'podManagement.connectionServerNodePort', Number],
+  ['KPM_READOUT_APP_SELECTOR', 'podManagement.readoutAppSelector', String],
+  ['KPM_CONTROLLER_READINESS_PROBE', 'podManagement.controllerReadinessProbe', String],
+  ['KPM_RUN_AS_UID_RANGE', 'podManagement.runAsUidRange', idRangeOf],
+  ['KPM_RUN_AS_GID_RANGE', 'podManagement.runAsGidRange', idRangeOf],
 ];
 
 function commaList(raw: string): string[] {

@@ -46,6 +46,13 @@ describe("drunc's process-manager configuration as-is", () => {
       30500,
     ],
     ['no connection_server_port: 5000', 'labels: {}', 'podManagement.connectionServerPort', 5000],
+    [
+      'readout_app_selector',
+      'readout_app_selector: readout',
+      'podManagement.readoutAppSelector',
+      'readout',
+    ],
+    ['no readout_app_selector: runp', 'labels: {}', 'podManagement.readoutAppSelector', 'runp'],
   ])('%s', (_, settingsYaml, path, value) => {
     const file = yamlFile(`type: k8s\nsettings:\n  ${settingsYaml}\n`);
     const settings = loadSettings('boot-worker', { KPM_CONFIG: file }) as unknown as Record<

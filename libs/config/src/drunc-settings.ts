@@ -73,6 +73,12 @@ export const DRUNC_SETTINGS: readonly DruncSetting[] = [
     kind: 'port',
   },
   {
+    drunc: 'readout_app_selector',
+    kpm: 'podManagement.readoutAppSelector',
+    druncDefault: 'runp',
+    kind: 'string',
+  },
+  {
     drunc: 'connection_server_node_port',
     kpm: 'podManagement.connectionServerNodePort',
     kind: 'port',
@@ -82,11 +88,10 @@ export const DRUNC_SETTINGS: readonly DruncSetting[] = [
 /**
  * drunc settings kpm reads but has no use for: drunc polls where kpm watches
  * (`restart_cleanup_polling`, `kill_watch_fallback_poll_interval`, `pod_status_check_sleep`), and
- * the readout profile, the controllers' gRPC start-up wait and per-host resources are not kpm's
- * yet.
+ * the controllers' gRPC start-up wait and per-host resources (`host_configs`: kpm's readout
+ * profile is one for every host, `podManagement.readoutProfile`) are not kpm's yet.
  */
 export const DRUNC_SETTINGS_WITHOUT_EFFECT: readonly string[] = [
-  'readout_app_selector',
   'cleanup.restart_cleanup_polling',
   'cleanup.kill_watch_fallback_poll_interval',
   'checking.pod_status_check_sleep',

@@ -92,6 +92,8 @@ export const EXAMPLE_EVENTS: { readonly [K in EventType]: KpmEvent<K> } = {
           restriction: { allowedHosts: ['node-1'], dataMount: '/data' },
           labels: { detector: 'np04' },
           resources: { requests: { cpu: '500m', memory: '1Gi' } },
+          uid: 1000,
+          gid: 1000,
         },
       ],
     },

@@ -13,3 +13,4 @@ export * from './pod-ending';
 export * from './config-map-gateway';
 export * from './keep-alive-kube-config';
 export * from './request-timeout';
+export * from './pod-liveness';

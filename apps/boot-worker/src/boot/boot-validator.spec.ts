@@ -14,6 +14,7 @@ const policy: BootPolicy = {
     allowPrivileged: false,
     allowedCapabilities: [],
     maxProcessesPerBoot: 3,
+    readout: { readoutAppSelector: 'runp' },
   },
 };
 

@@ -161,6 +161,74 @@ describe('PodBuilder', () => {
     );
   });
 
+  it('runs the process as the uid and gid it asked, and as its image says without', () => {
+    const [asking] = planProcesses('cmd-5', [
+      { ...readout.spec, uuid: undefined, uid: 1000, gid: 100 },
+    ]);
+    expect(builder().pod(asking, context, {}).spec!.securityContext).toEqual({
+      runAsUser: 1000,
+      runAsGroup: 100,
+      fsGroup: 100,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(pod.spec!.securityContext!.runAsUser).toBeUndefined();
+  });
+
+  describe('the readout profile', () => {
+    const settings = loadSettings('boot-worker', {});
+    settings.podManagement.readoutProfile = {
+      cpu: '8',
+      memory: '16Gi',
+      hugepages: '2Gi',
+      hugepagesPageSize: '2Mi',
+      hostNetwork: true,
+    };
+    const profiled = new PodBuilder(labels, settings);
+    const [runp] = planProcesses('cmd-3', [
+      { ...readout.spec, uuid: undefined, name: 'runp-01', resources: undefined },
+    ]);
+    const guaranteed = { cpu: '8', memory: '16Gi', 'hugepages-2Mi': '2Gi' };
+
+    it('gives a runp pod Guaranteed resources, hugepages at /dev/hugepages and the node network', () => {
+      const built = profiled.pod(runp, context, {});
+      expect(built.spec!.containers[0].resources).toEqual({
+        requests: guaranteed,
+        limits: guaranteed,
+      });
+      expect(built.spec!.volumes).toContainEqual({
+        name: 'kpm-hugepages',
+        emptyDir: { medium: 'HugePages' },
+      });
+      expect(built.spec!.containers[0].volumeMounts).toContainEqual({
+        name: 'kpm-hugepages',
+        mountPath: '/dev/hugepages',
+      });
+      expect(built.spec).toMatchObject({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' });
+      expect(profiled.needsHostAccess(runp, 'alice')).toBe(true);
+    });
+
+    it('leaves a process the selector does not select as it was', () => {
+      const built = profiled.pod(readout, context, {});
+      expect(built.spec!.containers[0].resources).toEqual({ limits: { cpu: '2' } });
+      expect(built.spec!.hostNetwork).toBeUndefined();
+      expect(built.spec!.dnsPolicy).toBeUndefined();
+      expect(built.spec!.volumes!.map((v) => v.name)).not.toContain('kpm-hugepages');
+    });
+
+    it('asks no host access for hugepages alone (an emptyDir)', () => {
+      const [bare] = planProcesses('cmd-4', [
+        { name: 'runp-02', executableAndArguments: [{ exec: 'daq_application', args: [] }] },
+      ]);
+      const noHostNetwork = loadSettings('boot-worker', {});
+      noHostNetwork.podManagement.readoutProfile = {
+        ...settings.podManagement.readoutProfile!,
+        hostNetwork: false,
+      };
+      expect(new PodBuilder(labels, noHostNetwork).needsHostAccess(bare, 'alice')).toBe(false);
+      expect(profiled.needsHostAccess(bare, 'alice')).toBe(true);
+    });
+  });
+
   it('builds a headless Service on the discovery port, owned by the pod', () => {
     const created = { ...pod, metadata: { ...pod.metadata, uid: 'pod-uid-1' } };
     const service = builder().service(created);

@@ -1,11 +1,12 @@
 /**
  * The pod and headless Service of one process (docs/design.md §6.3), as pure functions of the spec,
  * the command and the settings: labels, drunc's role, the bash command line, USER/HOME, mounts,
- * placement, the spec annotation for restart and the termination-record finalizer.
+ * placement, the readout profile, the spec annotation for restart and the termination-record finalizer.
  */
 import type {
   V1Container,
   V1Pod,
+  V1PodSpec,
   V1Service,
   V1Volume,
   V1VolumeMount,
@@ -18,6 +19,7 @@ import { containerSecurityContext, podSecurityContext } from './pod-policy';
 import { readinessProbe } from './readiness-probe';
 import { bootScript } from './shell-command';
 import { ownedByPod } from './pod-owner';
+import { readoutProfileOf, type ReadoutPodProfile } from './readout-profile';
 
 export interface BootContext {
   session: string;
@@ -70,24 +72,8 @@ export class PodBuilder {
     // The validator refused the ask without permission; the builder checks again all the same.
     const privileged =
       asksPrivileged(process, this.labels) && this.settings.podManagement.allowPrivileged;
-    const { volumes, mounts } = this.mounts(process, context.user);
-    const container: V1Container = {
-      name: spec.name,
-      image: this.image(process),
-      command: ['/bin/bash', '-c', bootScript(spec.executableAndArguments)],
-      env: Object.entries(this.env(process, context.user)).map(([name, value]) => ({
-        name,
-        value,
-      })),
-      workingDir: spec.executionDirectory,
-      resources: spec.resources,
-      volumeMounts: mounts.length > 0 ? mounts : undefined,
-      lifecycle: PRE_STOP_ROLES.has(process.role)
-        ? { preStop: { exec: { command: ['/bin/sh', '-c', 'kill -QUIT 1'] } } }
-        : undefined,
-      securityContext: containerSecurityContext(privileged, this.settings.podManagement),
-      readinessProbe: readinessProbe(process, this.settings.podManagement),
-    };
+    const readout = readoutProfileOf(spec, this.settings.podManagement);
+    const { volumes, mounts } = this.mounts(process, context.user, readout);
     return {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -105,23 +91,54 @@ export class PodBuilder {
       },
       spec: {
         restartPolicy: 'Never',
-        securityContext: podSecurityContext(privileged),
+        securityContext: podSecurityContext(privileged, spec),
         terminationGracePeriodSeconds: this.settings.podManagement.killTimeoutSeconds,
-        containers: [container],
+        containers: [this.container(process, context, { privileged, readout, mounts })],
         volumes: volumes.length > 0 ? volumes : undefined,
         nodeName: placement.nodeName,
         nodeSelector: placement.nodeSelectorHost
           ? { 'kubernetes.io/hostname': placement.nodeSelectorHost }
           : undefined,
+        ...hostNetworkOf(readout),
       },
     };
   }
 
-  /** The pod mounts a host path or runs privileged: what Pod Security `baseline` forbids. */
+  private container(
+    process: PlannedProcess,
+    context: BootContext,
+    made: { privileged: boolean; readout?: ReadoutPodProfile; mounts: V1VolumeMount[] },
+  ): V1Container {
+    const { spec } = process;
+    return {
+      name: spec.name,
+      image: this.image(process),
+      command: ['/bin/bash', '-c', bootScript(spec.executableAndArguments)],
+      env: Object.entries(this.env(process, context.user)).map(([name, value]) => ({
+        name,
+        value,
+      })),
+      workingDir: spec.executionDirectory,
+      resources: made.readout?.resources ?? spec.resources,
+      volumeMounts: made.mounts.length > 0 ? made.mounts : undefined,
+      lifecycle: PRE_STOP_ROLES.has(process.role)
+        ? { preStop: { exec: { command: ['/bin/sh', '-c', 'kill -QUIT 1'] } } }
+        : undefined,
+      securityContext: containerSecurityContext(made.privileged, this.settings.podManagement),
+      readinessProbe: readinessProbe(process, this.settings.podManagement),
+    };
+  }
+
+  /**
+   * The pod mounts a host path, runs privileged or in the node's network: what Pod Security
+   * `baseline` forbids.
+   */
   needsHostAccess(process: PlannedProcess, user: string): boolean {
     const privileged =
       asksPrivileged(process, this.labels) && this.settings.podManagement.allowPrivileged;
-    return privileged || this.mounts(process, user).volumes.length > 0;
+    const readout = readoutProfileOf(process.spec, this.settings.podManagement);
+    const hostPaths = this.mounts(process, user).volumes.some((v) => v.hostPath !== undefined);
+    return privileged || hostPaths || readout?.hostNetwork === true;
   }
 
   /** The headless Service for drunc's discovery, owned by `pod` so it goes with it. */
@@ -165,8 +182,24 @@ export class PodBuilder {
     };
   }
 
-  /** Configured volumes, the home directory, the log and data directories; one mount per path. */
+  /**
+   * Configured volumes, the home directory, the log and data directories, one mount per path;
+   * then a readout pod's hugepages.
+   */
   private mounts(
+    process: PlannedProcess,
+    user: string,
+    readout?: ReadoutPodProfile,
+  ): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
+    const host = this.hostMounts(process, user);
+    if (!readout?.volume || !readout.mount) return host;
+    return {
+      volumes: [...host.volumes, readout.volume],
+      mounts: [...host.mounts, readout.mount],
+    };
+  }
+
+  private hostMounts(
     process: PlannedProcess,
     user: string,
   ): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
@@ -212,6 +245,11 @@ export class PodBuilder {
       })),
     };
   }
+}
+
+/** A readout pod in the node's network still resolves the cluster's names (headless Services). */
+function hostNetworkOf(readout: ReadoutPodProfile | undefined): Partial<V1PodSpec> {
+  return readout?.hostNetwork ? { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } : {};
 }
 
 /** The command's trace on the pod, so the watcher's termination record carries it too. */

@@ -19,6 +19,7 @@ const policy: PodPolicy = {
   maxCpu: '4',
   maxMemory: '8Gi',
   maxProcessesPerBoot: 100,
+  readout: { readoutAppSelector: 'runp' },
 };
 const spec = (extra: Partial<ProcessSpec>): ProcessSpec => ({
   name: 'ru-01',
@@ -116,6 +117,64 @@ describe('specPolicyErrors', () => {
     expect(error.message).toBe(
       'cpu "8" is above the most a process may have, 4 (podManagement.maxCpu)',
     );
+  });
+});
+
+describe('run as the user', () => {
+  const ranged: PodPolicy = {
+    ...policy,
+    runAsUidRange: { min: 1000, max: 60000 },
+    runAsGidRange: { min: 100, max: 200 },
+  };
+  it.each<[string, Partial<ProcessSpec>, PodPolicy, Array<[string, string]>]>([
+    ['neither asked, no range', {}, policy, []],
+    ['uid and gid within the ranges', { uid: 1000, gid: 200 }, ranged, []],
+    ['the range ends', { uid: 60000, gid: 100 }, ranged, []],
+    [
+      'a uid below the range',
+      { uid: 999 },
+      ranged,
+      [['p.uid', '999 is outside the allowed range 1000-60000 (podManagement.runAsUidRange)']],
+    ],
+    [
+      'root',
+      { uid: 0, gid: 0 },
+      ranged,
+      [
+        ['p.uid', '0 is outside the allowed range 1000-60000 (podManagement.runAsUidRange)'],
+        ['p.gid', '0 is outside the allowed range 100-200 (podManagement.runAsGidRange)'],
+      ],
+    ],
+    [
+      'a gid above the range',
+      { gid: 201 },
+      ranged,
+      [['p.gid', '201 is outside the allowed range 100-200 (podManagement.runAsGidRange)']],
+    ],
+    [
+      'a uid with no range configured',
+      { uid: 1000 },
+      policy,
+      [
+        [
+          'p.uid',
+          '1000 may not be asked: no uid range is configured (podManagement.runAsUidRange)',
+        ],
+      ],
+    ],
+  ])('%s', (_, ask, given, expected) => {
+    const errors = specPolicyErrors('p', spec(ask), given);
+    expect(errors.map((e) => [e.path, e.message])).toEqual(expected);
+  });
+
+  it('sets runAsUser, runAsGroup and fsGroup on the pod, with or without the seccomp default', () => {
+    expect(podSecurityContext(false, { uid: 1000, gid: 100 })).toEqual({
+      runAsUser: 1000,
+      runAsGroup: 100,
+      fsGroup: 100,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(podSecurityContext(true, { uid: 1000 })).toEqual({ runAsUser: 1000 });
   });
 });
 

@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
+import { readoutErrors, type ReadoutSettings } from './readout-profile';
 
 export interface PodPolicy {
   /** kpm's label domain: its own keys are reserved. */
@@ -22,6 +23,16 @@ export interface PodPolicy {
   maxMemory?: string;
   /** Most processes one boot may carry (the contract allows 5000). */
   maxProcessesPerBoot?: number;
+  /** Which processes are readout applications and the profile they get (readout-profile.ts). */
+  readout: ReadoutSettings;
+  /** The uids and gids a process may run as; unset: none may be asked. */
+  runAsUidRange?: IdRange;
+  runAsGidRange?: IdRange;
+}
+
+export interface IdRange {
+  min: number;
+  max: number;
 }
 
 /** The policy the settings describe, for kpm's label domain. */
@@ -40,6 +51,9 @@ export function podPolicyOf(
     ...(pm.maxProcessesPerBoot !== undefined
       ? { maxProcessesPerBoot: pm.maxProcessesPerBoot }
       : {}),
+    readout: { readoutAppSelector: pm.readoutAppSelector, readoutProfile: pm.readoutProfile },
+    ...(pm.runAsUidRange !== undefined ? { runAsUidRange: pm.runAsUidRange } : {}),
+    ...(pm.runAsGidRange !== undefined ? { runAsGidRange: pm.runAsGidRange } : {}),
   };
 }
 
@@ -97,7 +111,27 @@ export function specPolicyErrors(at: string, spec: ProcessSpec, policy: PodPolic
     ...hostPathErrors(at, spec, policy),
     ...reservedKeyErrors(at, spec, policy.domain),
     ...resourceErrors(at, spec, policy),
+    ...readoutErrors(at, spec, policy.readout),
+    ...runAsErrors(at, spec, policy),
   ];
+}
+
+/** A uid or gid outside the operator's range, or any when no range is configured. */
+function runAsErrors(at: string, spec: ProcessSpec, policy: PodPolicy): FieldError[] {
+  const asks: Array<['uid' | 'gid', number | undefined, IdRange | undefined, string]> = [
+    ['uid', spec.uid, policy.runAsUidRange, 'podManagement.runAsUidRange'],
+    ['gid', spec.gid, policy.runAsGidRange, 'podManagement.runAsGidRange'],
+  ];
+  return asks.flatMap(([field, id, range, setting]) => {
+    if (id === undefined) return [];
+    if (!range) {
+      const message = `${id} may not be asked: no ${field} range is configured (${setting})`;
+      return [{ path: `${at}.${field}`, message }];
+    }
+    if (id >= range.min && id <= range.max) return [];
+    const message = `${id} is outside the allowed range ${range.min}-${range.max} (${setting})`;
+    return [{ path: `${at}.${field}`, message }];
+  });
 }
 
 function hostPathErrors(at: string, spec: ProcessSpec, policy: PodPolicy): FieldError[] {
@@ -200,9 +234,21 @@ export function podSecurityLabels(level: PodSecurityLevel): Record<string, strin
   };
 }
 
-/** The pod's security context: RuntimeDefault seccomp unless on the privileged path. */
-export function podSecurityContext(privileged: boolean): V1PodSecurityContext | undefined {
-  return privileged ? undefined : { seccompProfile: { type: 'RuntimeDefault' } };
+/**
+ * The pod's security context: RuntimeDefault seccomp unless on the privileged path; the user and
+ * group the process asked (the validator checked the ranges), the group also owning its
+ * volumes (fsGroup, as drunc sets it for hugepages).
+ */
+export function podSecurityContext(
+  privileged: boolean,
+  runAs: Pick<ProcessSpec, 'uid' | 'gid'> = {},
+): V1PodSecurityContext | undefined {
+  const context: V1PodSecurityContext = {
+    ...(runAs.uid !== undefined ? { runAsUser: runAs.uid } : {}),
+    ...(runAs.gid !== undefined ? { runAsGroup: runAs.gid, fsGroup: runAs.gid } : {}),
+    ...(privileged ? {} : { seccompProfile: { type: 'RuntimeDefault' } }),
+  };
+  return Object.keys(context).length > 0 ? context : undefined;
 }
 
 /**

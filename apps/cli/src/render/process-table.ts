@@ -14,6 +14,40 @@ export const PROCESS_COLUMNS = [
   'uuid',
 ] as const;
 
+/** `ps --live`: the pod's phase as the cluster says it, after the table's status. */
+export const LIVE_PROCESS_COLUMNS = [
+  'session',
+  'name',
+  'tree',
+  'role',
+  'status',
+  'live',
+  'exit',
+  'reason',
+  'node',
+  'uuid',
+] as const;
+
+/** A process with what the cluster says of its pod (`ps --live`). */
+export type LiveProcess = ProcessInstance & { live?: { alive: boolean; phase: string } };
+
+export function withLiveness(
+  processes: readonly ProcessInstance[],
+  live: ReadonlyMap<string, { alive: boolean; phase: string }>,
+): LiveProcess[] {
+  return processes.map((p) => ({ ...p, live: live.get(p.uuid) }));
+}
+
+/**
+ * The pod's phase, green when Running (drunc's is_alive); red when the table says RUNNING but
+ * the cluster does not: the disagreement `--live` is there to show.
+ */
+export function liveText(p: LiveProcess, colours: Colours): string {
+  if (!p.live) return '-';
+  if (p.live.alive) return colours.green(p.live.phase);
+  return p.statusCode === 'RUNNING' ? colours.red(p.live.phase) : colours.dim(p.live.phase);
+}
+
 /** By session, then tree id (`0`, `0.1`, `0.1.1`, `0.2`, `1` …), processes without one last. */
 export function treeOrder(a: ProcessInstance, b: ProcessInstance): number {
   const session = a.description.metadata.session.localeCompare(b.description.metadata.session);
@@ -40,13 +74,14 @@ export function statusText(status: string, colours: Colours): string {
   return status === 'RUNNING' ? colours.green(status) : colours.dim(status);
 }
 
-export function processRows(processes: readonly ProcessInstance[], colours: Colours) {
+export function processRows(processes: readonly LiveProcess[], colours: Colours) {
   return [...processes].sort(treeOrder).map((p) => ({
     session: p.description.metadata.session,
     name: p.description.metadata.name,
     tree: p.description.metadata.treeId ?? '-',
     role: p.role,
     status: statusText(p.statusCode, colours),
+    live: liveText(p, colours),
     exit: exitText(p.returnCode, colours),
     reason: p.reason ?? '-',
     node: p.nodeName ?? p.description.metadata.hostname ?? '-',
@@ -56,7 +91,7 @@ export function processRows(processes: readonly ProcessInstance[], colours: Colo
 
 /** The table, or a line saying there is nothing to show. */
 export function formatProcessTable(
-  processes: readonly ProcessInstance[],
+  processes: readonly LiveProcess[],
   colours: Colours,
   columns: readonly string[] = PROCESS_COLUMNS,
 ): string {

@@ -9,7 +9,7 @@ import {
 } from '@kpm/contracts';
 import { formatCompletion } from './completion-view';
 import { formatEventLine } from './event-line';
-import { formatProcessTable } from './process-table';
+import { formatProcessTable, liveText, withLiveness } from './process-table';
 import { formatProgress } from './progress-bar';
 
 const plain = pc.createColors(false);
@@ -35,6 +35,50 @@ function process(
     ...extra,
   };
 }
+
+describe('ps --live', () => {
+  it.each<
+    [string, Partial<ProcessInstance>, { alive: boolean; phase: string } | undefined, string]
+  >([
+    ['a RUNNING row whose pod is Running', {}, { alive: true, phase: 'Running' }, 'Running'],
+    ['a RUNNING row whose pod is gone', {}, { alive: false, phase: 'Gone' }, 'Gone'],
+    [
+      'a DEAD row whose pod failed',
+      { statusCode: 'DEAD' },
+      { alive: false, phase: 'Failed' },
+      'Failed',
+    ],
+    ['a row the cluster was not asked about', {}, undefined, '-'],
+  ])('%s: %s', (_, extra, live, text) => {
+    const [p] = withLiveness(
+      [process('ru-01', '0.1.1', extra)],
+      new Map(live ? [[`00000000-0000-4000-8000-0000000ru-01`, live]] : []),
+    );
+    expect(liveText(p, plain)).toBe(text);
+  });
+
+  it('colours the disagreement: a RUNNING row whose pod is not Running is red', () => {
+    const [gone] = withLiveness(
+      [process('ru-01', '0.1.1')],
+      new Map([[`00000000-0000-4000-8000-0000000ru-01`, { alive: false, phase: 'Gone' }]]),
+    );
+    expect(liveText(gone, colour)).toBe(colour.red('Gone'));
+    const [dead] = withLiveness(
+      [process('ru-01', '0.1.1', { statusCode: 'DEAD' })],
+      new Map([[`00000000-0000-4000-8000-0000000ru-01`, { alive: false, phase: 'Gone' }]]),
+    );
+    expect(liveText(dead, colour)).toBe(colour.dim('Gone'));
+  });
+
+  it("shows the live column after the table's status", () => {
+    const [p] = withLiveness(
+      [process('root', '0')],
+      new Map([[`00000000-0000-4000-8000-00000000root`, { alive: true, phase: 'Running' }]]),
+    );
+    const text = formatProcessTable([p], plain, ['name', 'status', 'live']);
+    expect(text).toMatch(/root\s*│ RUNNING\s*│ Running/);
+  });
+});
 
 describe('process table', () => {
   const processes = [

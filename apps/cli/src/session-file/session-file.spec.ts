@@ -61,6 +61,19 @@ describe('session file', () => {
     expect(ru.annotations).toEqual({ 'sim.kpm.daq/exit-code': '3', 'sim.kpm.daq/run-ms': '2000' });
   });
 
+  it('gives every process the uid and gid of the defaults; a process may set its own', () => {
+    const result = parseSessionFile(
+      edit(6, '  restriction: {allowedHosts: [kpm-node-1]}\n  uid: 1000\n  gid: 1000').replace(
+        '    treeId: 0\n',
+        '    treeId: 0\n    uid: 2000\n',
+      ),
+    );
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    const [root, ru] = result.boot.processes;
+    expect([root.uid, root.gid]).toEqual([2000, 1000]);
+    expect([ru.uid, ru.gid]).toEqual([1000, 1000]);
+  });
+
   it('keeps a tree id like 1.10 as written, not as the number 1.1', () => {
     const result = parseSessionFile(edit(14, '    treeId: 1.10'));
     expect(result.ok && result.boot.processes[1].treeId).toBe('1.10');

@@ -41,6 +41,8 @@ const DEFAULTABLE = [
   'labels',
   'annotations',
   'resources',
+  'uid', // run the session as one user (docs/design.md §6.3)
+  'gid',
 ];
 /** Fields whose maps merge (the process's entries win) instead of being replaced. */
 const MERGED_MAPS = new Set(['env', 'labels', 'annotations', 'restriction', 'resources']);
@@ -130,10 +132,23 @@ function unknownKeys(
   });
 }
 
-/** Numbers and booleans become the text the author wrote (`1.10` stays "1.10"). */
+/** The fields the contract takes as numbers (`uid`, `gid`); every other value is text. */
+const NUMERIC_FIELDS = new Set(['uid', 'gid']);
+
+/**
+ * Numbers and booleans become the text the author wrote (`1.10` stays "1.10"), but for a
+ * numeric field's value.
+ */
 function asWrittenText(document: Document): void {
   visit(document, {
-    Scalar(_key, node) {
+    Scalar(key, node, path) {
+      const parent = path[path.length - 1];
+      const numeric =
+        key === 'value' &&
+        isPair(parent) &&
+        isScalar(parent.key) &&
+        NUMERIC_FIELDS.has(String(parent.key.value));
+      if (numeric) return;
       if (typeof node.value === 'number' || typeof node.value === 'boolean') {
         node.value = node.source ?? String(node.value);
       }

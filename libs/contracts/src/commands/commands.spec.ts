@@ -94,6 +94,19 @@ describe('boot command', () => {
     );
   });
 
+  it.each<[string, unknown, string | undefined]>([
+    ['uid', 1000, undefined],
+    ['gid', 0, undefined],
+    ['uid', 2147483647, undefined],
+    ['uid', -1, 'must not be negative'],
+    ['gid', 2147483648, 'must be at most 2147483647'],
+    ['uid', 1000.5, 'must be a whole number'],
+    ['gid', '1000', 'must be a whole number'],
+  ])('%s %j: %s', (field, value, why) => {
+    const errors = firstProcess((p) => ((p as unknown as Record<string, unknown>)[field] = value));
+    expect(errors).toEqual(why ? rejects(`processes[0].${field}`, why) : []);
+  });
+
   it.each(['1..2', '1.', '.1', 'a', '1.a'])('rejects the treeId %j', (treeId) => {
     expect(firstProcess((p) => (p.treeId = treeId))).toEqual(
       rejects('processes[0].treeId', 'dot-separated numbers'),

@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import {
   HOSTNAME,
+  IsLinuxId,
   HOSTNAME_MAX,
   IsDnsLabel,
   IsSafeAbsolutePath,
@@ -129,4 +130,19 @@ export class ProcessSpec {
   @ValidateNested()
   @Type(() => Resources)
   resources?: Resources;
+
+  /**
+   * The user id the process runs as (the pod's runAsUser), as drunc runs processes as the
+   * invoking user, so files on its log and data mounts belong to that user. Per process, so a
+   * restart (which boots the stored spec) keeps it. The boot-worker allows only its configured
+   * range (podManagement.runAsUidRange); unset: the image's user.
+   */
+  @IsOptional()
+  @IsLinuxId()
+  uid?: number;
+
+  /** The group id the process runs as (runAsGroup and fsGroup); within podManagement.runAsGidRange. */
+  @IsOptional()
+  @IsLinuxId()
+  gid?: number;
 }

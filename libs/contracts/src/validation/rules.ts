@@ -74,6 +74,18 @@ export function IsSeconds(max: number): PropertyDecorator {
   };
 }
 
+/** The largest user or group id Kubernetes accepts for runAsUser / runAsGroup. */
+export const MAX_LINUX_ID = 2147483647;
+
+/** A Linux user or group id as Kubernetes takes it (0 to 2^31-1); policy narrows it further. */
+export function IsLinuxId(): PropertyDecorator {
+  return (target, key) => {
+    IsInt({ message: 'must be a whole number' })(target, key);
+    Min(0, { message: 'must not be negative' })(target, key);
+    Max(MAX_LINUX_ID, { message: `must be at most ${MAX_LINUX_ID}` })(target, key);
+  };
+}
+
 export function IsTreeId(options?: ValidationOptions): PropertyDecorator {
   return Matches(TREE_ID, { message: TREE_ID_MESSAGE, ...options });
 }
