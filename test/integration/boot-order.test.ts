@@ -9,11 +9,15 @@ import { BootWorkerHarness } from '../support/boot-worker-harness';
 
 jest.setTimeout(180_000);
 
-const app = (name: string, treeId: string) => ({
+const app = (name: string, treeId: string, extra: Record<string, unknown> = {}) => ({
   name,
   treeId,
   executableAndArguments: [{ exec: 'daq_application', args: ['--name', name] }],
+  ...extra,
 });
+
+/** A probed process whose simulated probe passes `ms` after it started running. */
+const readyAfter = (ms: number) => ({ annotations: { 'sim.kpm.daq/ready-ms': String(ms) } });
 
 let h: BootWorkerHarness;
 
@@ -22,6 +26,7 @@ beforeAll(async () => {
     KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
     KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
     KPM_POD_READY_TIMEOUT_SECONDS: '20',
+    KPM_CONTROLLER_READINESS_PROBE: 'tcp',
   });
 }, 120_000);
 
@@ -30,7 +35,10 @@ afterAll(() => h?.close(), 120_000);
 const isReady = (pod: V1Pod) =>
   (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
-/** `created <name>` and `ready <name>` in the order the API server reported them. */
+/**
+ * `created <name>`, `running <name>` (started, not Ready yet) and `ready <name>` in the order the
+ * API server reported them.
+ */
 async function recordLife(session: string): Promise<{ steps: string[]; stop: () => void }> {
   const steps: string[] = [];
   const controller = await new Watch(h.kubeconfig).watch(
@@ -39,6 +47,9 @@ async function recordLife(session: string): Promise<{ steps: string[]; stop: () 
     (_type: string, pod: V1Pod) => {
       const name = pod.metadata?.name ?? '';
       if (!steps.includes(`created ${name}`)) steps.push(`created ${name}`);
+      const running = pod.status?.phase === 'Running';
+      if (running && !isReady(pod) && !steps.includes(`running ${name}`))
+        steps.push(`running ${name}`);
       if (isReady(pod) && !steps.includes(`ready ${name}`)) steps.push(`ready ${name}`);
     },
     () => undefined,
@@ -54,8 +65,11 @@ it('creates the connection server, waits for it; then the root controller, waits
     app('ru-01', '0.1.1'),
     app('ru-02', '0.1.2'),
     app('seg', '0.1'),
-    app('root', '0'),
-    app('local-connection-server', '1'),
+    {
+      ...app('root', '0', readyAfter(1000)),
+      executableAndArguments: [{ exec: 'drunc-controller', args: ['--port', '3333'] }],
+    },
+    app('local-connection-server', '1', readyAfter(1000)),
   ];
   await h.send('boot-order', CommandType.boot, { session, user: 'alice', processes });
   await h.factCount(ProcessEventType.processBooted, 'boot-order', processes.length);
@@ -66,9 +80,14 @@ it('creates the connection server, waits for it; then the root controller, waits
   life.stop();
   const at = (step: string) => life.steps.indexOf(step);
   expect(at('created local-connection-server')).toBe(0);
-  expect(at('ready local-connection-server')).toBeGreaterThan(0);
+  // Both probed: each runs a while before its probe passes, and the next waits for that.
+  expect(at('running local-connection-server')).toBeGreaterThan(0);
+  expect(at('ready local-connection-server')).toBeGreaterThan(
+    at('running local-connection-server'),
+  );
   expect(at('ready local-connection-server')).toBeLessThan(at('created root'));
-  expect(at('ready root')).toBeGreaterThan(at('created root'));
+  expect(at('running root')).toBeGreaterThan(at('created root'));
+  expect(at('ready root')).toBeGreaterThan(at('running root'));
   for (const name of ['seg', 'ru-01', 'ru-02']) {
     expect(at(`created ${name}`)).toBeGreaterThan(at('ready root'));
   }
@@ -79,6 +98,10 @@ it('creates the connection server, waits for it; then the root controller, waits
     tcpSocket: { port: 5000 },
     periodSeconds: 1,
   });
+  const root = (await h.pods(session)).find((p) => p.metadata!.name === 'root');
+  expect(root!.spec!.containers[0].readinessProbe).toMatchObject({ tcpSocket: { port: 3333 } });
+  // Unprobed processes are Ready as they start: no `running` step of their own.
+  for (const name of ['seg', 'ru-01', 'ru-02']) expect(at(`running ${name}`)).toBe(-1);
 });
 
 it('fails everything after a root controller that fails, creating none of it', async () => {
