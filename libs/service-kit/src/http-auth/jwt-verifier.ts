@@ -61,6 +61,8 @@ function jwtProblem(error: unknown): string {
   if (error instanceof errors.JWKSNoMatchingKey) return 'the token is signed by an unknown key';
   if (error instanceof errors.JWSSignatureVerificationFailed)
     return 'the token signature does not verify';
+  if (error instanceof errors.JWKSTimeout)
+    return "the identity provider's keys could not be fetched in time";
   if (error instanceof errors.JOSEError) return 'the token is not a valid JWT';
   return 'the token could not be verified';
 }
