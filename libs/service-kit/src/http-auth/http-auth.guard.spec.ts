@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
@@ -150,6 +152,34 @@ describe('HttpAuthGuard', () => {
     expect(answer.headers.get('www-authenticate')).toMatch(challenge!);
     const body = (await answer.json()) as { message: string };
     expect(body.message).not.toContain(GOOD_TOKEN);
+  });
+
+  it("verifies JWTs against the provider's JWKS fetched from jwksUrl", async () => {
+    const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'ES256' };
+    const provider = createServer((_, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = provider.address() as AddressInfo;
+      const auth = Object.assign(new HttpAuthConfig(), {
+        jwksUrl: `http://127.0.0.1:${port}/jwks`,
+        issuer: 'https://sso.example.org',
+        audience: 'kpm',
+      });
+      const remote = BearerAuthenticator.fromSettings(auth);
+      expect(await remote.authenticate(`Bearer ${await jwt(keys, { sub: 'bob' })}`)).toEqual({
+        ok: true,
+        user: 'bob',
+      });
+      expect(await remote.authenticate(`Bearer ${await jwt(otherKeys, {})}`)).toMatchObject({
+        ok: false,
+        error: 'invalid_token',
+      });
+    } finally {
+      provider.close();
+    }
   });
 
   it('lets a public route through without a token', async () => {
