@@ -10,7 +10,7 @@
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import type { Page } from 'playwright-core';
 import { readSessionFile } from '../../apps/cli/src/session-file/session-file';
-import { TestBrowser } from '../support/browser';
+import { TestBrowser, untilInPage } from '../support/browser';
 import { treeBootAccepted, treeProcessBooted, treeSession } from '../support/dashboard-facts';
 import { KpmTrio } from '../support/kpm-trio';
 import { StateBench } from '../support/state-bench';
@@ -47,7 +47,7 @@ afterAll(async () => {
  */
 const js = <T>(page: Page, expression: string): Promise<T> => page.evaluate<T>(expression);
 const until = (page: Page, expression: string, timeoutMs = 60_000) =>
-  page.waitForFunction(expression, undefined, { timeout: timeoutMs });
+  untilInPage(page, expression, timeoutMs);
 const q = (text: string) => JSON.stringify(text);
 
 const textIs = (page: Page, selector: string, text: string, timeoutMs?: number) =>

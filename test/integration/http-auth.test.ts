@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import { readSessionFile } from '../../apps/cli/src/session-file/session-file';
 import { CONTENT_SECURITY_POLICY } from '../../apps/state/src/dashboard/security-headers';
-import { TestBrowser } from '../support/browser';
+import { TestBrowser, untilInPage } from '../support/browser';
 import { KpmTrio } from '../support/kpm-trio';
 import { StateBench } from '../support/state-bench';
 import { stackEnv } from '../support/stack-env';
@@ -234,12 +234,8 @@ describe('the dashboard in a browser with http.auth on', () => {
     const page = await browser.page();
     const before = browser.errors.length;
     await page.goto(`${url}/?session=${session}#token=${TOKENS.mallory}`);
-    await page.waitForFunction(counted(session), undefined, { timeout: 60_000 });
-    await page.waitForFunction(
-      `document.querySelector('#connection')?.textContent === 'live'`,
-      undefined,
-      { timeout: 30_000 },
-    );
+    await untilInPage(page, counted(session));
+    await untilInPage(page, `document.querySelector('#connection')?.textContent === 'live'`);
     expect(page.url()).toBe(`${url}/?session=${session}`);
     expect(browser.errors.slice(before)).toEqual([]);
     await page.close();
@@ -257,7 +253,7 @@ describe('the dashboard in a browser with http.auth on', () => {
       void dialog.accept(TOKENS.daq);
     });
     await page.goto(`${url}/?session=${session}`);
-    await page.waitForFunction(counted(session), undefined, { timeout: 60_000 });
+    await untilInPage(page, counted(session));
     expect(asked).toEqual(['The state service asks for a token. Paste your kpm token:']);
     // Only the first request, made before the token was given, was refused (the browser also
     // prints that refusal in the console).
