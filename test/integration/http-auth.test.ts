@@ -54,7 +54,10 @@ beforeAll(async () => {
   session = h.session('owned');
   const parsed = readSessionFile('examples/demo-session.yaml', { session, defaultUser: 'daq' });
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-  await client.boot(parsed.boot, { wait: true });
+  // Awaited on the bench's probe, which reads completions from the beginning: a client that
+  // has only just connected may not have joined before a quick boot's completion is written.
+  const booted = await client.boot(parsed.boot);
+  expect((await bench.completion(booted.commandId, 120_000)).status).toBe('succeeded');
 }, 240_000);
 
 afterAll(async () => {
