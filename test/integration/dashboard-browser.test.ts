@@ -29,7 +29,12 @@ let url: string;
 beforeAll(async () => {
   h = await KpmTrio.start('dashboard');
   url = (await h.stateUrl()).replace('[::1]', '127.0.0.1');
-  client = connectProcessManager({ brokers: stackEnv().brokers, topicPrefix: h.prefix });
+  // As daq, who owns the demo session it boots (a kill from another user is refused).
+  client = connectProcessManager({
+    brokers: stackEnv().brokers,
+    topicPrefix: h.prefix,
+    user: 'daq',
+  });
   bench = await new StateBench(h.prefix, ['completions']).start();
   browser = await TestBrowser.launch();
 }, 240_000);
