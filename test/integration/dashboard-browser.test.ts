@@ -10,7 +10,7 @@
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import type { Page } from 'playwright-core';
 import { readSessionFile } from '../../apps/cli/src/session-file/session-file';
-import { TestBrowser } from '../support/browser';
+import { TestBrowser, untilInPage } from '../support/browser';
 import { treeBootAccepted, treeProcessBooted, treeSession } from '../support/dashboard-facts';
 import { KpmTrio } from '../support/kpm-trio';
 import { StateBench } from '../support/state-bench';
@@ -29,7 +29,12 @@ let url: string;
 beforeAll(async () => {
   h = await KpmTrio.start('dashboard');
   url = (await h.stateUrl()).replace('[::1]', '127.0.0.1');
-  client = connectProcessManager({ brokers: stackEnv().brokers, topicPrefix: h.prefix });
+  // As daq, who owns the demo session it boots (a kill from another user is refused).
+  client = connectProcessManager({
+    brokers: stackEnv().brokers,
+    topicPrefix: h.prefix,
+    user: 'daq',
+  });
   bench = await new StateBench(h.prefix, ['completions']).start();
   browser = await TestBrowser.launch();
 }, 240_000);
@@ -47,7 +52,7 @@ afterAll(async () => {
  */
 const js = <T>(page: Page, expression: string): Promise<T> => page.evaluate<T>(expression);
 const until = (page: Page, expression: string, timeoutMs = 60_000) =>
-  page.waitForFunction(expression, undefined, { timeout: timeoutMs });
+  untilInPage(page, expression, timeoutMs);
 const q = (text: string) => JSON.stringify(text);
 
 const textIs = (page: Page, selector: string, text: string, timeoutMs?: number) =>

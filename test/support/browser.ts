@@ -63,3 +63,25 @@ export class TestBrowser {
     rmSync(this.profile, { recursive: true, force: true });
   }
 }
+
+/** How often `untilInPage` asks the page again. */
+const POLL_MS = 25;
+
+/**
+ * Waits until `expression` (page code, as a string) is truthy in the page. It asks with
+ * `page.evaluate`, which the DevTools protocol runs whatever the page's Content-Security-Policy:
+ * playwright's `waitForFunction` compiles a string predicate inside the page (`new Function`),
+ * which the dashboard's policy (no 'unsafe-eval') refuses.
+ */
+export async function untilInPage(
+  page: Page,
+  expression: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate<unknown>(expression))) {
+    if (Date.now() > deadline)
+      throw new Error(`the page did not come to ${expression} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}

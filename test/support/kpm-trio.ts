@@ -21,6 +21,7 @@ export class KpmTrio {
     label: string,
     bootWorkerEnv: Record<string, string> = {},
     watcherEnv: Record<string, string> = {},
+    stateEnv: Record<string, string> = {},
   ): Promise<KpmTrio> {
     const h = await BootWorkerHarness.start(label, bootWorkerEnv, { janitor: false });
     const watcherSettings = testSettings('watcher', h.prefix, {
@@ -28,7 +29,7 @@ export class KpmTrio {
       ...watcherEnv,
     });
     const watcher = await runService(WatcherModule.register(watcherSettings), watcherSettings);
-    const stateSettings = testSettings('state', h.prefix);
+    const stateSettings = testSettings('state', h.prefix, stateEnv);
     const state = await runService(
       StateModule.register(stateSettings),
       stateSettings,

@@ -8,6 +8,7 @@ import { DashboardController } from './dashboard/dashboard.controller';
 import { DashboardFeed } from './dashboard/dashboard-feed';
 import { EventsController } from './http/events.controller';
 import { ProcessesController } from './http/processes.controller';
+import { StreamLimit, StreamSlots } from './http/stream-limit';
 import { StateMetrics } from './kafka/state-metrics';
 import { StateCoordinator } from './kafka/state-coordinator';
 import { StateTransport } from './kafka/state-transport';
@@ -25,7 +26,14 @@ export class StateModule {
         DashboardController,
         DashboardApiController,
       ],
-      providers: [StateView, StateMetrics, StateCoordinator, DashboardFeed],
+      providers: [
+        StateView,
+        StateMetrics,
+        StateCoordinator,
+        DashboardFeed,
+        StreamSlots,
+        StreamLimit,
+      ],
     };
   }
 

@@ -6,3 +6,4 @@ export * from './state-settings';
 export * from './security-settings';
 export * from './kafka-security-settings';
 export * from './drunc-settings';
+export * from './http-auth-settings';

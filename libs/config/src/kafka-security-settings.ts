@@ -9,7 +9,8 @@ import { ABSOLUTE_PATH, ABSOLUTE_PATH_MESSAGE } from './boot-worker-settings';
 
 const FILE = { message: ABSOLUTE_PATH_MESSAGE };
 
-function IsOptionalFile(): PropertyDecorator {
+/** An optional setting naming a file by absolute path (secrets are read from files). */
+export function IsOptionalFile(): PropertyDecorator {
   return (target, key) => {
     IsOptional()(target, key);
     Matches(ABSOLUTE_PATH, FILE)(target, key);

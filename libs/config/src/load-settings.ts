@@ -4,6 +4,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { BOOT_WORKER_ENV } from './boot-worker-settings';
+import { HTTP_AUTH_ENV, httpAuthProblems } from './http-auth-settings';
 import { KAFKA_SECURITY_ENV, secretValueProblems } from './kafka-security-settings';
 import { fromDruncConfiguration, isDruncConfiguration } from './drunc-settings';
 import { isPlainObject } from './plain-object';
@@ -43,6 +44,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ['KPM_LABEL_DOMAIN', 'labels.domain', String],
   ['KPM_HTTP_PORT', 'http.port', Number],
   ['KPM_HTTP_HOST', 'http.host', String],
+  ...HTTP_AUTH_ENV,
   ['KPM_INSTANCE', 'instance', String],
   ['KPM_LOG_FORMAT', 'logFormat', String],
   ...BOOT_WORKER_ENV,
@@ -77,7 +79,8 @@ export function loadSettings(
   }
   const settings = plainToInstance(KpmSettings, merged, { exposeDefaultValues: true });
   const errors = validateSync(settings, { whitelist: true, forbidNonWhitelisted: true });
-  if (errors.length > 0) throw new InvalidSettingsError(flatten(errors));
+  const invalid = [...flatten(errors), ...httpAuthProblems(settings.http.auth)];
+  if (invalid.length > 0) throw new InvalidSettingsError(invalid);
   return settings;
 }
 

@@ -21,6 +21,7 @@ import {
   PodManagementConfig,
   VolumeConfig,
 } from './boot-worker-settings';
+import { HttpAuthConfig } from './http-auth-settings';
 import { KafkaSaslConfig, KafkaSslConfig } from './kafka-security-settings';
 import { SecurityConfig } from './security-settings';
 import { StateConfig } from './state-settings';
@@ -102,6 +103,18 @@ export class HttpConfig {
 
   @IsString()
   host = '127.0.0.1';
+
+  /** Bearer tokens the API asks for (http-auth-settings.ts); absent: it answers anyone. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => HttpAuthConfig)
+  auth?: HttpAuthConfig;
+
+  /** Server-Sent Event streams open at once; one more is answered 503 with Retry-After. */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  maxStreams = 100;
 }
 
 /** Everything a kpm service reads at start; each service uses the parts it needs. */

@@ -1,7 +1,10 @@
 import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { PublicRoute } from './http-auth/public-route';
 import { Readiness } from './readiness';
 
+/** Open even with `http.auth` on: probes carry no token. */
+@PublicRoute()
 @Controller()
 export class HealthController {
   constructor(@Inject(Readiness) private readonly readiness: Readiness) {}

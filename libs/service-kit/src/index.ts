@@ -8,3 +8,4 @@ export * from './service-metrics';
 export * from './service-kit.module';
 export * from './tokens';
 export * from './kpm-logger';
+export * from './http-auth';

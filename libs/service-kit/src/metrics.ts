@@ -1,5 +1,6 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { PublicRoute } from './http-auth/public-route';
 
 /** One Prometheus registry per service, labelled with the service name. */
 export function createMetricsRegistry(service: string): Registry {
@@ -9,6 +10,8 @@ export function createMetricsRegistry(service: string): Registry {
   return registry;
 }
 
+/** Open even with `http.auth` on: Prometheus scrapes carry no token; metrics hold no process data. */
+@PublicRoute()
 @Controller()
 export class MetricsController {
   constructor(@Inject(Registry) private readonly registry: Registry) {}

@@ -1,4 +1,5 @@
-import { type DynamicModule, Global, Logger, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Logger, Module, type Provider } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { Counter, Registry } from 'prom-client';
 import { KpmSettings } from '@kpm/config';
 import {
@@ -10,6 +11,7 @@ import {
 } from '@kpm/kafka';
 import { Broadcaster } from './broadcaster';
 import { HealthController } from './health.controller';
+import { BearerAuthenticator, HttpAuthGuard } from './http-auth';
 import { KafkaLifecycle } from './kafka-lifecycle';
 import { createMetricsRegistry, MetricsController } from './metrics';
 import { Readiness } from './readiness';
@@ -23,13 +25,7 @@ import { KAFKA_CLIENT } from './tokens';
 @Module({})
 export class ServiceKitModule {
   static forRoot(settings: KpmSettings): DynamicModule {
-    const kafka = createKafkaClient(
-      { ...settings.kafka, clientId: `kpm-${settings.service}-${settings.instance}` },
-      { logs: new Logger('kafkajs') },
-    );
-    new Logger('Kafka').log(
-      `brokers ${settings.kafka.brokers.join(',')} over ${describeKafkaSecurity(settings.kafka)}`,
-    );
+    const kafka = kafkaClientFor(settings);
     return {
       module: ServiceKitModule,
       controllers: [HealthController, MetricsController],
@@ -60,6 +56,7 @@ export class ServiceKitModule {
         Readiness,
         Broadcaster,
         KafkaLifecycle,
+        ...httpAuthProviders(settings),
       ],
       exports: [
         KpmSettings,
@@ -72,4 +69,28 @@ export class ServiceKitModule {
       ],
     };
   }
+}
+
+function kafkaClientFor(settings: KpmSettings): KafkaClient {
+  const kafka = createKafkaClient(
+    { ...settings.kafka, clientId: `kpm-${settings.service}-${settings.instance}` },
+    { logs: new Logger('kafkajs') },
+  );
+  new Logger('Kafka').log(
+    `brokers ${settings.kafka.brokers.join(',')} over ${describeKafkaSecurity(settings.kafka)}`,
+  );
+  return kafka;
+}
+
+/** The bearer-token gate on every route (http-auth.guard.ts); open when `http.auth` is absent. */
+function httpAuthProviders(settings: KpmSettings): Provider[] {
+  const auth = settings.http.auth;
+  if (!auth) return [{ provide: APP_GUARD, useClass: HttpAuthGuard }];
+  new Logger('HTTP').log(
+    `the API asks for bearer tokens (${[auth.tokenFile ? 'token file' : '', auth.jwksUrl || auth.jwksFile ? `JWTs of ${auth.issuer}` : ''].filter(Boolean).join(', ')})`,
+  );
+  return [
+    { provide: BearerAuthenticator, useValue: BearerAuthenticator.fromSettings(auth) },
+    { provide: APP_GUARD, useClass: HttpAuthGuard },
+  ];
 }

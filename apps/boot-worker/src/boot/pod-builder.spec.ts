@@ -102,6 +102,27 @@ describe('PodBuilder', () => {
     ]);
   });
 
+  it('takes variables from Secrets by reference only: the names in the pod, never a value', () => {
+    const [withSecrets] = planProcesses('cmd-2', [
+      {
+        name: 'db-writer',
+        executableAndArguments: [{ exec: 'daq_application', args: [] }],
+        env: { DAQ_LEVEL: '3' },
+        secretEnv: [{ name: 'DB_PASSWORD', secretKeyRef: { name: 'daq-db', key: 'password' } }],
+        envFrom: [{ secretRef: { name: 'daq-credentials' } }],
+      },
+    ]);
+    const built = builder().pod(withSecrets, context, {}).spec!.containers[0];
+    expect(built.env).toEqual([
+      { name: 'HOME', value: '/home/alice' },
+      { name: 'DAQ_LEVEL', value: '3' },
+      { name: 'USER', value: 'alice' },
+      { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'daq-db', key: 'password' } } },
+    ]);
+    expect(built.envFrom).toEqual([{ secretRef: { name: 'daq-credentials' } }]);
+    expect(container.envFrom).toBeUndefined();
+  });
+
   it('mounts the log and data directories, and the home directory under homePathBase', () => {
     expect(container.volumeMounts).toEqual([
       { name: 'kpm-logs', mountPath: '/log/run-7' },

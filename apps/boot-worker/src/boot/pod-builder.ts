@@ -5,6 +5,7 @@
  */
 import type {
   V1Container,
+  V1EnvVar,
   V1Pod,
   V1PodSpec,
   V1Service,
@@ -63,6 +64,25 @@ export class PodBuilder {
     return { HOME: this.home(user), ...process.spec.env, USER: user };
   }
 
+  /**
+   * The container's environment: the values above, then the variables taken from Secrets by
+   * reference (the kubelet reads them; kpm writes only the names), and whole Secrets as envFrom
+   * (below `env`, as Kubernetes orders them).
+   */
+  containerEnv(process: PlannedProcess, user: string): Pick<V1Container, 'env' | 'envFrom'> {
+    const { secretEnv, envFrom } = process.spec;
+    const env: V1EnvVar[] = [
+      ...Object.entries(this.env(process, user)).map(([name, value]) => ({ name, value })),
+      ...(secretEnv ?? []).map(({ name, secretKeyRef }) => ({
+        name,
+        valueFrom: { secretKeyRef: { name: secretKeyRef.name, key: secretKeyRef.key } },
+      })),
+    ];
+    return envFrom?.length
+      ? { env, envFrom: envFrom.map(({ secretRef }) => ({ secretRef: { name: secretRef.name } })) }
+      : { env };
+  }
+
   image(process: PlannedProcess): string {
     return process.spec.image ?? this.settings.podManagement.image;
   }
@@ -114,10 +134,7 @@ export class PodBuilder {
       name: spec.name,
       image: this.image(process),
       command: ['/bin/bash', '-c', bootScript(spec.executableAndArguments)],
-      env: Object.entries(this.env(process, context.user)).map(([name, value]) => ({
-        name,
-        value,
-      })),
+      ...this.containerEnv(process, context.user),
       workingDir: spec.executionDirectory,
       resources: made.readout?.resources ?? spec.resources,
       volumeMounts: made.mounts.length > 0 ? made.mounts : undefined,

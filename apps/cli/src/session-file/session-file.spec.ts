@@ -74,6 +74,27 @@ describe('session file', () => {
     expect([ru.uid, ru.gid]).toEqual([1000, 1000]);
   });
 
+  it('takes Secrets by reference from the defaults, a process list replacing them', () => {
+    const text = valid.replace(
+      '  restriction: {allowedHosts: [kpm-node-1]}\n',
+      '  restriction: {allowedHosts: [kpm-node-1]}\n  envFrom: [{secretRef: {name: daq-credentials}}]\n' +
+        '  secretEnv: [{name: DB_PASSWORD, secretKeyRef: {name: daq-db, key: password}}]\n',
+    );
+    const result = parseSessionFile(
+      text.replace(
+        '    env: {PORT: "9090"}\n',
+        '    env: {PORT: "9090"}\n    envFrom: [{secretRef: {name: ru-credentials}}]\n',
+      ),
+    );
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    const [root, ru] = result.boot.processes;
+    expect(root.envFrom).toEqual([{ secretRef: { name: 'daq-credentials' } }]);
+    expect(ru.envFrom).toEqual([{ secretRef: { name: 'ru-credentials' } }]);
+    expect(ru.secretEnv).toEqual([
+      { name: 'DB_PASSWORD', secretKeyRef: { name: 'daq-db', key: 'password' } },
+    ]);
+  });
+
   it('keeps a tree id like 1.10 as written, not as the number 1.1', () => {
     const result = parseSessionFile(edit(14, '    treeId: 1.10'));
     expect(result.ok && result.boot.processes[1].treeId).toBe('1.10');

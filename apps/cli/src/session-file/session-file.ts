@@ -35,6 +35,8 @@ const DEFAULTABLE = [
   'image',
   'executableAndArguments',
   'env',
+  'secretEnv',
+  'envFrom',
   'executionDirectory',
   'logsPath',
   'restriction',

@@ -11,6 +11,7 @@ import {
   Query,
   Req,
   Res,
+  UseInterceptors,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
@@ -22,8 +23,10 @@ import {
 } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import { EventProducer } from '@kpm/kafka';
+import { AuthenticatedUser } from '@kpm/service-kit';
 import type { OpenCommand } from '../domain/state-shard';
 import { CommandParams, validated } from '../http/query-params';
+import { StreamLimit } from '../http/stream-limit';
 import { StateCoordinator } from '../kafka/state-coordinator';
 import { StateView } from '../view/state-view';
 import { DashboardFeed, type DashboardSnapshot } from './dashboard-feed';
@@ -73,6 +76,7 @@ export class DashboardApiController {
 
   /** SSE: `row`, `gone`, `command`, `completion`, `termination`, `broadcast`, `heartbeat`, `reset`. */
   @Get('stream')
+  @UseInterceptors(StreamLimit)
   stream(
     @Query(validated(DashboardStreamQuery)) query: DashboardStreamQuery,
     @Req() request: Request,
@@ -100,12 +104,16 @@ export class DashboardApiController {
 
   /**
    * Asks the boot-worker for a process's log (a `logs` command); the page awaits its completion.
-   * It asks as the process's owner: whoever reaches this API already reads everything the table
-   * holds (docs/design.md §4, session ownership).
+   * With `http.auth` on it asks as the token's user, so session ownership decides (the owner or
+   * an operator); with it off, as the process's owner: whoever reaches an open API already reads
+   * everything the table holds (docs/design.md §4, session ownership).
    */
   @Post('logs')
   @HttpCode(202)
-  async logs(@Body(validated(LogsRequest)) body: LogsRequest): Promise<{ commandId: string }> {
+  async logs(
+    @Body(validated(LogsRequest)) body: LogsRequest,
+    @AuthenticatedUser() caller: string | undefined,
+  ): Promise<{ commandId: string }> {
     const commandId = `dashboard-logs-${randomUUID()}`;
     const [row] = this.view.select({ session: body.session, uuids: [body.uuid] });
     if (!row) throw new NotFoundException(`no process ${body.uuid} in session ${body.session}`);
@@ -116,7 +124,7 @@ export class DashboardApiController {
       subject: body.session,
       data: {
         query: { session: body.session, uuids: [body.uuid] },
-        user: row.instance.description.metadata.user,
+        user: caller ?? row.instance.description.metadata.user,
         ...(body.tailLines ? { tailLines: body.tailLines } : {}),
       },
     });

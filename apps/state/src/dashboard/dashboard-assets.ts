@@ -30,3 +30,22 @@ export function loadAssets(dir: string = STATIC_DIR): Map<string, DashboardAsset
   if (!assets.has('index.html')) throw new Error(`the dashboard's index.html is missing in ${dir}`);
   return assets;
 }
+
+/** The snapshot's preload hint in index.html (one `<link rel="preload" …>` element). */
+const SNAPSHOT_PRELOAD = /\s*<link rel="preload" href="\/v1\/dashboard\/snapshot"[^>]*>/;
+
+/**
+ * The files with index.html's snapshot preload taken out: a preload sends no Authorization
+ * header, so with `http.auth` on it would only earn a 401 (and the page fetches with its token).
+ */
+export function withoutSnapshotPreload(
+  assets: Map<string, DashboardAsset>,
+): Map<string, DashboardAsset> {
+  const page = assets.get('index.html')!;
+  const html = page.body.toString('utf8');
+  if (!SNAPSHOT_PRELOAD.test(html)) throw new Error("index.html's snapshot preload is gone");
+  return new Map(assets).set('index.html', {
+    ...page,
+    body: Buffer.from(html.replace(SNAPSHOT_PRELOAD, ''), 'utf8'),
+  });
+}

@@ -1,11 +1,23 @@
-import { Controller, Get, NotFoundException, Param, Res } from '@nestjs/common';
+import { Controller, Get, Inject, NotFoundException, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { loadAssets, type DashboardAsset } from './dashboard-assets';
+import { KpmSettings } from '@kpm/config';
+import { PublicRoute } from '@kpm/service-kit';
+import { loadAssets, withoutSnapshotPreload, type DashboardAsset } from './dashboard-assets';
+import { DASHBOARD_SECURITY_HEADERS } from './security-headers';
 
-/** `GET /`: the operator dashboard; `GET /dashboard/:file` its modules; the tab's icon. */
+/**
+ * `GET /`: the operator dashboard; `GET /dashboard/:file` its modules; the tab's icon. Open with
+ * `http.auth` on too: the files hold no data, and the page asks for a token before it reads any.
+ */
+@PublicRoute()
 @Controller()
 export class DashboardController {
-  private readonly assets = loadAssets();
+  private readonly assets: Map<string, DashboardAsset>;
+
+  constructor(@Inject(KpmSettings) settings: KpmSettings) {
+    const assets = loadAssets();
+    this.assets = settings.http.auth ? withoutSnapshotPreload(assets) : assets;
+  }
 
   @Get()
   page(@Res() response: Response): void {
@@ -26,6 +38,8 @@ export class DashboardController {
   private send(response: Response, name: string): void {
     const asset: DashboardAsset | undefined = this.assets.get(name);
     if (!asset) throw new NotFoundException(`the dashboard has no file ${JSON.stringify(name)}`);
+    for (const [header, value] of Object.entries(DASHBOARD_SECURITY_HEADERS))
+      response.setHeader(header, value);
     response.setHeader('Content-Type', asset.contentType);
     response.setHeader('Cache-Control', 'no-cache');
     response.end(asset.body);

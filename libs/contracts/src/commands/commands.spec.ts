@@ -138,6 +138,73 @@ describe('boot command', () => {
     expect(firstProcess((p) => (p[field] = value))).toEqual(rejects(`processes[0].${field}`, why));
   });
 
+  it('accepts variables from Secrets by reference, and whole Secrets', () => {
+    expect(
+      firstProcess((p) => {
+        p.secretEnv = [{ name: 'DB_PASSWORD', secretKeyRef: { name: 'daq-db', key: 'password' } }];
+        p.envFrom = [{ secretRef: { name: 'daq.credentials' } }];
+      }),
+    ).toEqual([]);
+  });
+
+  const secret = (name: string, secretName = 'daq-db', key = 'password') => ({
+    name,
+    secretKeyRef: { name: secretName, key },
+  });
+  it.each<[string, (p: Data) => void, string, string]>([
+    [
+      'a Secret name that is no DNS-1123 subdomain',
+      (p) => (p.secretEnv = [secret('DB', 'DAQ_DB')]),
+      'processes[0].secretEnv[0].secretKeyRef.name',
+      'must be the name of a Kubernetes Secret',
+    ],
+    [
+      'a key with a slash',
+      (p) => (p.secretEnv = [secret('DB', 'daq-db', '../password')]),
+      'processes[0].secretEnv[0].secretKeyRef.key',
+      'must be a key of a Secret',
+    ],
+    [
+      'a bad variable name',
+      (p) => (p.secretEnv = [secret('1DB')]),
+      'processes[0].secretEnv[0].name',
+      'is not a valid environment variable name',
+    ],
+    [
+      'a variable named twice',
+      (p) => (p.secretEnv = [secret('DB'), secret('DB', 'other')]),
+      'processes[0].secretEnv',
+      'DB is named twice',
+    ],
+    [
+      'a variable also given a value in env',
+      (p) => ((p.env = { DB: 'plain' }), (p.secretEnv = [secret('DB')])),
+      'processes[0].secretEnv',
+      'DB is also in env: give it one source',
+    ],
+    [
+      'USER from a Secret',
+      (p) => (p.secretEnv = [secret('USER')]),
+      'processes[0].secretEnv',
+      "USER is set by kpm to the command's user",
+    ],
+    [
+      'a whole Secret with a bad name',
+      (p) => (p.envFrom = [{ secretRef: { name: 'Daq' } }]),
+      'processes[0].envFrom[0].secretRef.name',
+      'must be the name of a Kubernetes Secret',
+    ],
+    [
+      'a secret value instead of a reference',
+      (p) => (p.secretEnv = [{ name: 'DB', value: 'hunter2' }]),
+      'processes[0].secretEnv[0].value',
+      'is not a known field',
+    ],
+  ])('refuses %s, naming the field', (_, change, path, why) => {
+    expect(firstProcess(change)).toEqual(expect.arrayContaining(rejects(path, why)));
+    expect(firstProcess((p) => (p.secretEnv = [secret('DB')]))).toEqual([]);
+  });
+
   it('accepts paths that merely contain dots', () => {
     expect(firstProcess((p) => (p.logsPath = '/var/log/..hidden/run.1'))).toEqual([]);
   });

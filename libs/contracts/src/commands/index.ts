@@ -4,3 +4,4 @@ export * from './process-query';
 export * from './process-query-match';
 export * from './process-spec';
 export * from './command-ownership';
+export * from './secret-env';

@@ -27,6 +27,13 @@ import {
   IsTreeId,
 } from '../validation/rules';
 import { LIMITS } from './limits';
+import {
+  EnvFromSecret,
+  IsSecretEnvList,
+  MAX_ENV_FROM,
+  MAX_SECRET_ENV,
+  SecretEnvVar,
+} from './secret-env';
 
 /** One command of the process; the pod runs them joined by `&&`, the last one `exec`'d. */
 export class ExecutableAndArguments {
@@ -104,6 +111,26 @@ export class ProcessSpec {
   @IsOptional()
   @IsStringMap('isEnvMap')
   env?: Record<string, string>;
+
+  /**
+   * Variables whose values the kubelet takes from Secrets of the session's namespace; only the
+   * names travel (secret-env.ts). For passwords and tokens: a value in `env` is on Kafka.
+   */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_SECRET_ENV)
+  @ValidateNested({ each: true })
+  @Type(() => SecretEnvVar)
+  @IsSecretEnvList()
+  secretEnv?: SecretEnvVar[];
+
+  /** Secrets of the session's namespace whose every key becomes a variable (below `env`). */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_ENV_FROM)
+  @ValidateNested({ each: true })
+  @Type(() => EnvFromSecret)
+  envFrom?: EnvFromSecret[];
 
   @IsOptional()
   @IsSafeAbsolutePath()

@@ -36,6 +36,10 @@ export const CUSTOM_CONSTRAINT_SCHEMAS: Record<string, JsonSchema> = {
     maxLength: MAX_PATH_LENGTH,
     not: { pattern: '(^|/)\\.\\.(/|$)' },
   },
+  isSecretEnvList: {
+    description:
+      "Each variable named once, not also in env, and not USER (kpm sets it to the command's user).",
+  },
   isUuidStages: {
     type: 'array',
     description: "Kill stages in drunc's shutdown order, each a list of process uuids.",

@@ -1,5 +1,6 @@
 // The dashboard's wiring: the feed fills the store, the URL holds the view's choices, and one
 // animation frame redraws whatever changed since the last one.
+import { api, takeTokenFromLink } from './auth.js';
 import { renderDetails, fetchInstance, fetchLogs } from './details.js';
 import { Feed } from './feed.js';
 import { escapeHtml, ROLES, STATE_LABELS } from './format.js';
@@ -121,6 +122,8 @@ async function openProcess(uuid) {
 }
 
 function wire() {
+  // Filters apply as they are typed; Enter submits nothing.
+  document.querySelector('form.filters').addEventListener('submit', (e) => e.preventDefault());
   $('f-status').innerHTML =
     `<option value="">any status</option>${['failed', 'running', 'exited'].map((s) => `<option value="${s}">${STATE_LABELS[s]}</option>`).join('')}`;
   $('f-role').innerHTML =
@@ -182,7 +185,7 @@ async function showLogs() {
 /** Asks what open commands still wait for, so the bars show pending processes. */
 async function pollCommands() {
   for (const command of [...store.commands.values()].slice(0, 20)) {
-    const answer = await fetch(`/v1/dashboard/commands/${encodeURIComponent(command.commandId)}`)
+    const answer = await api(`/v1/dashboard/commands/${encodeURIComponent(command.commandId)}`)
       .then((r) => r.json())
       .catch(() => undefined);
     if (answer?.state === 'open') store.progress(command.commandId, answer.open.pending);
@@ -196,6 +199,7 @@ function status(kind, text) {
   el.textContent = text;
 }
 
+takeTokenFromLink();
 wire();
 const feed = new Feed({
   onSnapshot: (snapshot) => {

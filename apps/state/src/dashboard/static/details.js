@@ -1,5 +1,6 @@
 // One process in full: what the table shows plus its spec (fetched when opened), the latest
 // events about it, and its log on demand (a `logs` command whose completion carries it).
+import { api } from './auth.js';
 import { clock, escapeHtml, STATE_LABELS } from './format.js';
 
 const field = (name, value) =>
@@ -52,13 +53,13 @@ ${field('booted', escapeHtml(row.bootedAt))}${field('ended', escapeHtml(row.term
 
 /** The full instance (spec, namespace, pod uid) from the state API. */
 export async function fetchInstance(uuid) {
-  const answer = await (await fetch(`/v1/processes?uuid=${encodeURIComponent(uuid)}`)).json();
+  const answer = await (await api(`/v1/processes?uuid=${encodeURIComponent(uuid)}`)).json();
   return (answer.processes || [])[0];
 }
 
 /** Sends a `logs` command through the state service and waits for its completion. */
 export async function fetchLogs(row, onProgress) {
-  const sent = await fetch('/v1/dashboard/logs', {
+  const sent = await api('/v1/dashboard/logs', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ session: row.session, uuid: row.uuid, tailLines: 100 }),
@@ -68,7 +69,7 @@ export async function fetchLogs(row, onProgress) {
   onProgress(`asked (command ${commandId}), waiting for the boot-worker…`);
   for (let attempt = 0; attempt < 60; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const answer = await fetch(`/v1/dashboard/commands/${encodeURIComponent(commandId)}`);
+    const answer = await api(`/v1/dashboard/commands/${encodeURIComponent(commandId)}`);
     if (!answer.ok) continue;
     const body = await answer.json();
     if (body.state !== 'completed') continue;

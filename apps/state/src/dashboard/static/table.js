@@ -62,5 +62,8 @@ export function renderWindow(scroller, tbody, rows, selected) {
     body.push(
       `<tr><td colspan="${COLUMNS.length}" class="muted">No process matches the filter.</td></tr>`,
     );
-  tbody.innerHTML = `<tr class="spacer" style="height:${above}px"></tr>${body.join('')}<tr class="spacer" style="height:${below}px"></tr>`;
+  // Heights set through the DOM, not a style attribute: the CSP allows no inline style.
+  tbody.innerHTML = `<tr class="spacer"></tr>${body.join('')}<tr class="spacer"></tr>`;
+  tbody.firstElementChild.style.height = `${above}px`;
+  tbody.lastElementChild.style.height = `${below}px`;
 }

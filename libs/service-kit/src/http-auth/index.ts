@@ -1,0 +1,5 @@
+export * from './bearer-authenticator';
+export * from './http-auth.guard';
+export * from './jwt-verifier';
+export * from './public-route';
+export * from './token-file';
