@@ -150,7 +150,8 @@ describe.each(KIT_DIRS)('deploy/%s renders', (dir) => {
       writeFileSync(file, configFile(objects));
       for (const service of SERVICES) {
         const settings = loadSettings(service, { KPM_CONFIG: file });
-        expect(settings.http).toEqual({ host: '0.0.0.0', port: 8080 });
+        expect(settings.http).toMatchObject({ host: '0.0.0.0', port: 8080 });
+        expect(settings.http.auth).toBeUndefined();
         expect(settings.watcher).toMatchObject({
           leaseNamespace: KIT_NAMESPACE,
           leaseName: 'kpm-watcher',

@@ -278,6 +278,21 @@ describe('ConsumerRunner', () => {
     expect(started).toEqual(['0', '1', '2']);
   });
 
+  it('keeps the work of a partition it still holds after rejoining under a new member id', async () => {
+    const { handle, contexts, started, finish } = gated();
+    const { consumer } = await runner(handle);
+    consumer.emit('join', { memberId: 'm1', memberAssignment: { 'kpm.commands': [0] } });
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a')).payload);
+    await until(() => contexts.has('0'), 'record 0 started');
+    // The coordinator failed over; the member joined again with a new id and the same partition.
+    consumer.emit('join', { memberId: 'm2', memberAssignment: { 'kpm.commands': [0] } });
+    expect(contexts.get('0')!.signal.aborted).toBe(false);
+    await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b')).payload);
+    await finish('0');
+    await until(() => started.length === 2, 'the new record started');
+    expect(started).toEqual(['0', '1']);
+  });
+
   it('stops the work of a partition this member lost, and commits nothing more for it', async () => {
     const { handle, contexts, finish } = gated();
     const { consumer } = await runner(handle);

@@ -66,7 +66,6 @@ export class ConsumerRunner {
   private readonly partitions = new Map<string, PartitionWork>();
   /** The latest batch's heartbeat per partition: kafkajs offers heartbeats on batches only. */
   private readonly heartbeats = new Map<string, () => Promise<void>>();
-  private memberId?: string;
   readonly health: ConsumerHealth;
 
   constructor(options: ConsumerRunnerOptions) {
@@ -87,7 +86,7 @@ export class ConsumerRunner {
     const { consumer, topics, fromBeginning, partitionsConsumedConcurrently } = this.options;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       this.health.joinedGroup();
-      this.joined(payload.memberId, payload.memberAssignment);
+      this.joined(payload.memberAssignment);
     });
     consumer.on(consumer.events.CRASH, ({ payload }) =>
       this.health.crashed(payload.error, payload.restart),
@@ -169,15 +168,15 @@ export class ConsumerRunner {
 
   /**
    * After each rebalance: the work of partitions this member lost stops and commits nothing more
-   * (their new owner redelivers from the watermark); a new member id means this member missed
-   * generations, so everything it held is dropped. Kept partitions commit their watermark again.
+   * (their new owner redelivers from the watermark); kept partitions commit their watermark again
+   * and their commands run on. A partition kept under a new member id (a rejoin after the group
+   * coordinator failed over) is kept too: had another member held it meanwhile, the commands
+   * both ran are carried out twice, idempotently, as any redelivery is (docs/design.md §9.2).
    */
-  private joined(memberId: string, assignment: Record<string, number[]>): void {
-    const sameMember = this.memberId === undefined || this.memberId === memberId;
-    this.memberId = memberId;
+  private joined(assignment: Record<string, number[]>): void {
     for (const [key, work] of this.partitions) {
       const [topic, partition] = splitKey(key);
-      if (sameMember && assignment[topic]?.includes(partition)) {
+      if (assignment[topic]?.includes(partition)) {
         work.recommit();
         continue;
       }
