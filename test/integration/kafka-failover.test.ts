@@ -228,7 +228,11 @@ it('boots and kills 200 processes through two leader failures: nothing lost, not
   }
   // The services rode both failures out in the processes they started in.
   expect(services.map((s) => s.pid)).toEqual(pids);
-  for (const service of services) expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+  for (const service of services) {
+    const ready = await fetch(`${service.url}/readyz`);
+    // The body names the part that is not ready, and why.
+    expect({ status: ready.status, body: await ready.text() }).toMatchObject({ status: 200 });
+  }
   console.log(
     `failover: boot phase recovered ${bootKill.recoveredMs} ms after broker ${bootKill.leader} died, kill phase ${killKill.recoveredMs} ms after broker ${killKill.leader}; terminations ${terminations.size}/${COUNT}, exit codes ${JSON.stringify(Object.fromEntries(codes))}`,
   );
