@@ -166,6 +166,40 @@ describe('TransactionalRunner', () => {
     },
   );
 
+  describe('readiness after a failed transaction', () => {
+    const stuck = (why: string) =>
+      `not ready: partition 0 makes no progress: its transaction failed: ${why}`;
+
+    it('stays not ready while the failed batch waits to be applied, ready once it commits', async () => {
+      const { kafka, deliver, readiness, runner } = await ownerOf([0]);
+      kafka.producers[0].failOn = 'commit';
+      await expect(deliver(0, [0, 1]).done).rejects.toBeInstanceOf(PartitionReset);
+      await until(() => runner.owned().includes(0), 'restored again');
+      expect(readiness.at(-1)).toBe(stuck('commit failed'));
+      await deliver(0, [0, 1]).done;
+      expect(readiness.at(-1)).toBe('ready: owns partitions [0]');
+    });
+
+    it('is ready after the restore when the failed commit took effect after all (its answer was lost)', async () => {
+      const { kafka, deliver, readiness, runner } = await ownerOf([0]);
+      kafka.producers[0].failOn = 'commit';
+      // What the restore will read: the broker wrote the commit before it died.
+      kafka.committed.set(INPUT, new Map([[0, '2']]));
+      await expect(deliver(0, [0, 1]).done).rejects.toBeInstanceOf(PartitionReset);
+      await until(() => runner.owned().includes(0), 'restored again');
+      expect(readiness.at(-1)).toBe('ready: owns partitions [0]');
+    });
+
+    it("is ready after the restore when a timer's transaction failed (the restore re-arms it)", async () => {
+      const { kafka, readiness, runner } = await ownerOf([0]);
+      kafka.producers[0].failOn = 'commit';
+      await runner.submit(0, () => [output('timed out')]);
+      expect(readiness).toContain(stuck('commit failed'));
+      await until(() => runner.owned().includes(0), 'restored again');
+      expect(readiness.at(-1)).toBe('ready: owns partitions [0]');
+    });
+  });
+
   it.each([
     {
       rule: 'fencing fails (a newer owner)',

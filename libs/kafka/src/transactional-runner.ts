@@ -42,6 +42,12 @@ export interface TransactionalRunnerOptions {
   onReadiness?: (ready: boolean, detail: string) => void;
 }
 
+/** Why p's last transaction failed, and the input batch it carried, if any (not a timer's). */
+interface FailedTransaction {
+  why: string;
+  batch?: { topic: string; lastOffset: bigint };
+}
+
 export class TransactionalRunner {
   private readonly owners = new Map<number, PartitionOwner>();
   private assigned = new Set<number>();
@@ -49,8 +55,8 @@ export class TransactionalRunner {
   private joined = false;
   private crashed?: string;
   private restarting?: string;
-  /** Partitions whose last transaction failed, until one commits: p → why. */
-  private readonly failing = new Map<number, string>();
+  /** Partitions whose last transaction failed, until it is known to have taken effect. */
+  private readonly failing = new Map<number, FailedTransaction>();
   private stopping = false;
 
   private readonly restoreContext: RestoreContext;
@@ -67,7 +73,7 @@ export class TransactionalRunner {
       current: (p) => this.owners.get(p),
       replace: (partitions, ready) => this.createOwners(partitions, ready),
       stopping: () => this.stopping,
-      restored: () => this.report(),
+      restored: () => this.restored(),
     };
   }
 
@@ -228,7 +234,7 @@ export class TransactionalRunner {
       payload.resolveOffset(lastOffset);
       if (this.failing.delete(p)) this.report();
     } catch (error) {
-      await this.fail(owner, error);
+      await this.fail(owner, error, { topic, lastOffset: BigInt(lastOffset) });
       // Retriable: kafkajs fetches the batch again from the last committed offset.
       throw new PartitionReset(p, error);
     }
@@ -245,9 +251,13 @@ export class TransactionalRunner {
   }
 
   /** A failed transaction leaves p's memory ahead of Kafka: forget it and restore again. */
-  private async fail(owner: PartitionOwner, error: unknown): Promise<void> {
+  private async fail(
+    owner: PartitionOwner,
+    error: unknown,
+    batch?: FailedTransaction['batch'],
+  ): Promise<void> {
     if (this.owners.get(owner.partition) !== owner) return;
-    this.failing.set(owner.partition, message(error).slice(0, 512));
+    this.failing.set(owner.partition, { why: message(error).slice(0, 512), batch });
     this.options.logger?.error(
       `partition ${owner.partition}: transaction failed, restoring: ${message(error)}`,
     );
@@ -264,6 +274,22 @@ export class TransactionalRunner {
     await owner.producer.disconnect().catch(() => undefined);
   }
 
+  /**
+   * After a restore, a failure is over when it no longer holds anything up: a timer's work is
+   * re-armed by the restore itself, and a batch whose commit failed may in fact have committed
+   * (the broker died after writing the commit, before answering): the committed offset, read by
+   * the restore, then lies past it and no input is waiting. Otherwise the batch is fetched again
+   * and the partition stays not ready until it commits.
+   */
+  private restored(): void {
+    for (const [p, { batch }] of this.failing) {
+      const owner = this.owners.get(p);
+      if (!owner?.restored) continue;
+      if (!batch || (owner.next.get(batch.topic) ?? 0n) > batch.lastOffset) this.failing.delete(p);
+    }
+    this.report();
+  }
+
   private heartbeatFailed(error: unknown): void {
     this.options.logger?.warn(`heartbeat failed: ${message(error)}`);
   }
@@ -274,7 +300,7 @@ export class TransactionalRunner {
       joined: this.joined,
       crashed: this.crashed,
       restarting: this.restarting,
-      failing: this.failing,
+      failing: new Map([...this.failing].map(([p, { why }]) => [p, why])),
       restoring,
       owned: this.owned(),
     });
