@@ -37,6 +37,8 @@ import { TopicProbe, type ProbedRecord } from '../support/topic-probe';
 jest.setTimeout(900_000);
 
 const COUNT = 200;
+/** The boot-worker's command consumers' session timeout (libs/kafka CloudEventServer). */
+const CONSUMER_SESSION_TIMEOUT_MS = 30_000;
 const label = `kfo-${randomBytes(3).toString('hex')}`;
 const prefix = uniqueTopicPrefix('kfo');
 const domain = `${label}.test.daq`;
@@ -143,7 +145,7 @@ async function killLeaderWhen(
   topicId: TopicId,
   partition: () => number,
   what: (record: ProbedRecord) => boolean,
-): Promise<{ leader: number; recoveredMs: number }> {
+): Promise<{ leader: number; recoveredMs: number; killedAt: number }> {
   await seen(started);
   const leader = await kafka.leaderOf(topic(topicId), partition());
   const killedAt = Date.now();
@@ -153,7 +155,33 @@ async function killLeaderWhen(
   console.log(
     `killed broker ${leader} (leader of ${topic(topicId)}/${partition()}); next ${next.event?.type} after ${recoveredMs} ms`,
   );
-  return { leader, recoveredMs };
+  return { leader, recoveredMs, killedAt };
+}
+
+/**
+ * Waits until `service`'s /readyz answers 200 and returns how long after `killedAt` that was. The
+ * bound: kafkajs gives up on the dead broker after its retries (about 10 s), the restarted
+ * consumer's rejoin waits until the old member's session (30 s) expired, then one rebalance
+ * round; the rest is room for a loaded machine, not part of the promise.
+ */
+async function readyAgain(service: ServiceProcess, killedAt: number): Promise<number> {
+  const boundMs = CONSUMER_SESSION_TIMEOUT_MS + 60_000;
+  let last = '';
+  const ready = await until(
+    async () => {
+      const answer = await fetch(`${service.url}/readyz`);
+      last = `${answer.status} ${await answer.text()}`;
+      return answer.status === 200;
+    },
+    (ok) => ok || Date.now() - killedAt > boundMs,
+    boundMs,
+  );
+  // The body names the part that is not ready, and why; the log shows what led there.
+  if (!ready)
+    throw new Error(
+      `${service.url}/readyz not 200 within ${boundMs} ms of the kill: ${last}\n${service.logs()}`,
+    );
+  return Date.now() - killedAt;
 }
 
 it('boots and kills 200 processes through two leader failures: nothing lost, nothing doubled', async () => {
@@ -180,7 +208,11 @@ it('boots and kills 200 processes through two leader failures: nothing lost, not
     new Set(booted().map((r) => (r.event!.data as { process: { uuid: string } }).process.uuid));
   await seen(() => bootedUuids().size >= COUNT, 120_000);
   expect(bootedUuids().size).toBe(COUNT);
-  expect(of(ProcessEventType.bootAccepted, 'kfo-boot')).toHaveLength(1);
+  // A sibling consumer that crashed on the dead broker rejoins, and the rebalance may hand the
+  // boot's partition to another consumer, which carries the boot out again: its facts are
+  // re-emitted under the same ids (docs/design.md §9.2), so one fact, by id.
+  const accepted = of(ProcessEventType.bootAccepted, 'kfo-boot');
+  expect(new Set(accepted.map((r) => r.event!.id)).size).toBe(1);
   const pods = await running();
   expect(pods).toHaveLength(COUNT);
   expect(new Set(pods.map((p) => p.metadata!.labels![labels.uuid])).size).toBe(COUNT);
@@ -209,7 +241,9 @@ it('boots and kills 200 processes through two leader failures: nothing lost, not
     (r) => r.topic === topic('terminations'),
   );
   const kill = await completion('kfo-kill');
-  expect(kill.status).toBe('succeeded');
+  expect(`${kill.status}: ${kill.status === 'succeeded' ? '' : JSON.stringify(kill)}`).toBe(
+    'succeeded: ',
+  );
   const uids = pods.map((p) => p.metadata!.uid!);
   const terminations = await allTerminations(probe, uids, 300_000);
   const codes = new Map<number, number>();
@@ -228,13 +262,14 @@ it('boots and kills 200 processes through two leader failures: nothing lost, not
   }
   // The services rode both failures out in the processes they started in.
   expect(services.map((s) => s.pid)).toEqual(pids);
-  for (const service of services) {
-    const ready = await fetch(`${service.url}/readyz`);
-    // The body names the part that is not ready, and why.
-    expect({ status: ready.status, body: await ready.text() }).toMatchObject({ status: 200 });
-  }
+  // And are ready again: a consumer whose group coordinator died restarts under a new member id,
+  // and the coordinator completes its rejoin once the old member's session expired
+  // (docs/design.md §9.4), so readiness may lag the work that already finished.
+  const readyAfterKillMs: number[] = [];
+  for (const service of services)
+    readyAfterKillMs.push(await readyAgain(service, killKill.killedAt));
   console.log(
-    `failover: boot phase recovered ${bootKill.recoveredMs} ms after broker ${bootKill.leader} died, kill phase ${killKill.recoveredMs} ms after broker ${killKill.leader}; terminations ${terminations.size}/${COUNT}, exit codes ${JSON.stringify(Object.fromEntries(codes))}`,
+    `failover: boot phase recovered ${bootKill.recoveredMs} ms after broker ${bootKill.leader} died, kill phase ${killKill.recoveredMs} ms after broker ${killKill.leader}; terminations ${terminations.size}/${COUNT}, exit codes ${JSON.stringify(Object.fromEntries(codes))}; boot accepted ${accepted.length}× (one id); ready again ${readyAfterKillMs.join('/')} ms after the second kill`,
   );
 });
 

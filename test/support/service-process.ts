@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -46,7 +47,14 @@ export class ServiceProcess {
       },
     );
     this.child = child;
+    // With KPM_TEST_LOG_DIR set, each child's whole output is kept there (the buffer keeps a tail).
+    const logDir = process.env.KPM_TEST_LOG_DIR;
+    const file = logDir
+      ? createWriteStream(join(logDir, `${this.service}-${child.pid}.log`))
+      : undefined;
+    child.once('exit', () => file?.end());
     const keep = (chunk: Buffer) => {
+      file?.write(chunk);
       this.output.push(chunk.toString('utf8'));
       if (this.output.length > 400) this.output.splice(0, 100);
     };
