@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { childNodeArgs } from '../../test/support/service-process';
 
 const root = join(__dirname, '..', '..');
 
@@ -28,11 +29,15 @@ export interface CliRun {
 export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'kpm.js'), ...args], {
-      cwd: root,
-      env: { ...process.env, ...env, KPM_USER: 'bench' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...childNodeArgs(), join(root, 'bin', 'kpm.js'), ...args],
+      {
+        cwd: root,
+        env: { ...process.env, ...env, KPM_USER: 'bench' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     child.on('error', reject);

@@ -26,25 +26,67 @@ func startPodWatch(ctx context.Context, client *kubernetes.Clientset, o options)
 	ctx, cancel := context.WithCancel(ctx)
 	w := &podWatch{phases: map[string]corev1.PodPhase{}, cancel: cancel}
 	w.changed = sync.NewCond(&w.mu)
-	stream, err := client.CoreV1().Pods(o.namespace).Watch(ctx, metav1.ListOptions{
+	// The run's namespace is empty before it starts: the list only gives the point to watch from.
+	list, err := client.CoreV1().Pods(o.namespace).List(ctx, metav1.ListOptions{
 		LabelSelector: fmt.Sprintf("%s=%s", o.label, o.namespace),
 	})
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("watching pods: %w", err)
+		return nil, fmt.Errorf("listing pods: %w", err)
 	}
-	go w.follow(ctx, client, o, stream)
+	stream, err := openWatch(ctx, client, o, list.ResourceVersion)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	go w.follow(ctx, client, o, stream, list.ResourceVersion)
 	return w, nil
 }
 
-func (w *podWatch) follow(ctx context.Context, client *kubernetes.Clientset, o options, stream watch.Interface) {
-	defer stream.Stop()
+func openWatch(ctx context.Context, client *kubernetes.Clientset, o options, resourceVersion string) (watch.Interface, error) {
+	stream, err := client.CoreV1().Pods(o.namespace).Watch(ctx, metav1.ListOptions{
+		LabelSelector:   fmt.Sprintf("%s=%s", o.label, o.namespace),
+		ResourceVersion: resourceVersion,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watching pods: %w", err)
+	}
+	return stream, nil
+}
+
+// follow applies the watch's events; the API server may close a watch at any time, so a watch
+// that ends is opened again from the last resource version seen, as a reflector does.
+func (w *podWatch) follow(ctx context.Context, client *kubernetes.Clientset, o options, stream watch.Interface, resourceVersion string) {
+	for {
+		last, err := w.apply(ctx, client, o, stream)
+		stream.Stop()
+		if err != nil {
+			w.finish(err)
+			return
+		}
+		if last != "" {
+			resourceVersion = last
+		}
+		if ctx.Err() != nil {
+			w.finish(fmt.Errorf("watch ended: %v", ctx.Err()))
+			return
+		}
+		if stream, err = openWatch(ctx, client, o, resourceVersion); err != nil {
+			w.finish(err)
+			return
+		}
+	}
+}
+
+// apply handles one watch stream's events until it ends; it returns the last resource version.
+func (w *podWatch) apply(ctx context.Context, client *kubernetes.Clientset, o options, stream watch.Interface) (string, error) {
+	last := ""
 	for event := range stream.ResultChan() {
 		pod, ok := event.Object.(*corev1.Pod)
 		if !ok {
-			w.finish(fmt.Errorf("watch: unexpected %s event %T", event.Type, event.Object))
-			return
+			return last, fmt.Errorf("watch: unexpected %s event %T", event.Type, event.Object)
 		}
+		last = pod.ResourceVersion
 		w.mu.Lock()
 		if event.Type == watch.Deleted {
 			delete(w.phases, pod.Name)
@@ -58,7 +100,7 @@ func (w *podWatch) follow(ctx context.Context, client *kubernetes.Clientset, o o
 			go releaseFinalizer(ctx, client, o, pod.Name)
 		}
 	}
-	w.finish(fmt.Errorf("watch ended: %v", ctx.Err()))
+	return last, nil
 }
 
 func (w *podWatch) finish(err error) {

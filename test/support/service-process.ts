@@ -20,6 +20,14 @@ export function freePort(): Promise<number> {
 }
 
 /**
+ * Extra `node` options for the children tests and benchmarks start (services, the CLI), from
+ * KPM_CHILD_NODE_ARGS — e.g. `--cpu-prof --cpu-prof-dir=prof`, which NODE_OPTIONS refuses.
+ */
+export function childNodeArgs(): string[] {
+  return (process.env.KPM_CHILD_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+}
+
+/**
  * A kpm service as a child process (`node --require tsx/cjs apps/<service>/src/main.ts`), the
  * way `kpm services up` runs it, so a test can SIGKILL it mid-work and start it again.
  */
@@ -39,7 +47,12 @@ export class ServiceProcess {
     const root = join(__dirname, '..', '..');
     const child = spawn(
       process.execPath,
-      ['--require', 'tsx/cjs', join(root, 'apps', this.service, 'src', 'main.ts')],
+      [
+        ...childNodeArgs(),
+        '--require',
+        'tsx/cjs',
+        join(root, 'apps', this.service, 'src', 'main.ts'),
+      ],
       {
         cwd: root,
         env: { ...process.env, ...this.env, KPM_HTTP_PORT: String(port) },
