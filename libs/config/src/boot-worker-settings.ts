@@ -144,7 +144,7 @@ export class PodManagementConfig {
   @IsInt()
   @Min(1)
   @Max(1000)
-  bootConcurrency = 32;
+  bootConcurrency = 64;
 
   /**
    * Set `spec.nodeName` (allowedHosts[0] after the Ready check, else a Ready node) instead of
