@@ -1,5 +1,5 @@
-import Table from 'cli-table3';
 import pc from 'picocolors';
+import { textTable } from './render/text-table';
 
 /** Colours for one stream: on when it is a terminal (and NO_COLOR is unset), plain otherwise. */
 export type Colours = ReturnType<typeof pc.createColors>;
@@ -15,15 +15,9 @@ export function renderTable(
   columns: readonly string[],
   colours: Colours,
 ): string {
-  const table = new Table({
-    head: columns.map((column) => (colours.isColorSupported ? colours.bold(column) : column)),
-    style: { head: [], border: [] },
-    chars: colours.isColorSupported
-      ? undefined
-      : { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-  for (const row of rows) table.push(columns.map((column) => formatCell(row[column], colours)));
-  return table.toString();
+  const head = columns.map((column) => (colours.isColorSupported ? colours.bold(column) : column));
+  const cells = rows.map((row) => columns.map((column) => formatCell(row[column], colours)));
+  return textTable(head, cells, { ruleBetweenRows: colours.isColorSupported });
 }
 
 /** Human output is a table (coloured on a TTY); `--json` prints the data for scripts. */
