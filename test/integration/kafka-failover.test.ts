@@ -262,9 +262,9 @@ it('boots and kills 200 processes through two leader failures: nothing lost, not
   }
   // The services rode both failures out in the processes they started in.
   expect(services.map((s) => s.pid)).toEqual(pids);
-  // And are ready again: a consumer whose group coordinator died restarts under a new member id,
-  // and the coordinator completes its rejoin once the old member's session expired
-  // (docs/design.md §9.4), so readiness may lag the work that already finished.
+  // And are ready again: a consumer that gave up on the dead broker restarts under a new member
+  // id, and the coordinator completes its rejoin once the old member's session expired
+  // (docs/design.md §7.5), so readiness may lag the work that already finished.
   const readyAfterKillMs: number[] = [];
   for (const service of services)
     readyAfterKillMs.push(await readyAgain(service, killKill.killedAt));
