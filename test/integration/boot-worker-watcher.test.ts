@@ -12,6 +12,7 @@ import { BootWorkerHarness } from '../support/boot-worker-harness';
 import { testSettings } from '../support/services';
 import { stackEnv } from '../support/stack-env';
 import { TopicProbe } from '../support/topic-probe';
+import { daqApplication } from '../support/daq-application';
 
 /**
  * The boot-worker with the real watcher (no janitor) on one label domain and topic prefix: the
@@ -21,12 +22,6 @@ import { TopicProbe } from '../support/topic-probe';
 jest.setTimeout(240_000);
 
 const { processBooted, killAccepted } = ProcessEventType;
-const app = (name: string, treeId: string) => ({
-  name,
-  treeId,
-  executableAndArguments: [{ exec: 'daq_application', args: ['--name', name] }],
-});
-
 let h: BootWorkerHarness;
 let watcher: INestApplication;
 let terminations: TopicProbe;
@@ -61,7 +56,11 @@ it('restarts and terminates with the watcher recording and releasing each pod', 
   await h.send('boot-live', CommandType.boot, {
     session,
     user: 'alice',
-    processes: [app('root', '0'), app('ru-01', '1.1.1'), app('ru-02', '1.1.2')],
+    processes: [
+      daqApplication('root', '0'),
+      daqApplication('ru-01', '1.1.1'),
+      daqApplication('ru-02', '1.1.2'),
+    ],
   });
   await h.factCount(processBooted, 'boot-live', 3);
   const old = (await h.pods(session)).find((p) => p.metadata!.name === 'ru-01')!;

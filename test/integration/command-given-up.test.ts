@@ -16,6 +16,7 @@ import { KpmTrio } from '../support/kpm-trio';
 import { stackEnv } from '../support/stack-env';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TopicProbe } from '../support/topic-probe';
+import { daqApplication } from '../support/daq-application';
 
 jest.setTimeout(600_000);
 
@@ -70,12 +71,6 @@ afterAll(async () => {
   await proxy?.stop();
 }, 180_000);
 
-const app = (name: string, treeId: string) => ({
-  name,
-  treeId,
-  executableAndArguments: [{ exec: 'daq_application', args: ['--name', name] }],
-});
-
 /** The completion of a command that did not succeed. */
 async function refused(sent: Promise<unknown>) {
   const error = await sent.then(
@@ -90,7 +85,11 @@ async function refused(sent: Promise<unknown>) {
 it('answers a command given up on with a failed completion, then goes on', async () => {
   const session = h.session('down');
   const booted = await client.boot(
-    { session, user: 'alice', processes: [app('root', '0'), app('ru-01', '0.1.1')] },
+    {
+      session,
+      user: 'alice',
+      processes: [daqApplication('root', '0'), daqApplication('ru-01', '0.1.1')],
+    },
     { wait: true },
   );
   expect(booted.completion?.status).toBe('succeeded');
@@ -100,7 +99,7 @@ it('answers a command given up on with a failed completion, then goes on', async
   const [boot, kill] = await Promise.all([
     refused(
       client.boot(
-        { session: h.session('never'), user: 'alice', processes: [app('root', '0')] },
+        { session: h.session('never'), user: 'alice', processes: [daqApplication('root', '0')] },
         { wait: true, timeoutMs: 400_000 },
       ),
     ),

@@ -6,18 +6,13 @@
 import { randomInt } from 'node:crypto';
 import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
+import { daqApplication } from '../support/daq-application';
 
 jest.setTimeout(180_000);
 
 // NodePorts are cluster-wide: a port of this run's own, away from the range's start.
 const NODE_PORT = randomInt(31000, 32700);
 const SERVER = 'local-connection-server';
-
-const app = (name: string, treeId: string) => ({
-  name,
-  treeId,
-  executableAndArguments: [{ exec: 'daq_application', args: ['--name', name] }],
-});
 
 let h: BootWorkerHarness;
 
@@ -36,7 +31,7 @@ it('exposes the connection server on its NodePort, and refuses a boot that would
   await h.send('boot-np-1', CommandType.boot, {
     session: first,
     user: 'alice',
-    processes: [app(SERVER, '1'), app('root', '0')],
+    processes: [daqApplication(SERVER, '1'), daqApplication('root', '0')],
   });
   await h.factCount(ProcessEventType.processBooted, 'boot-np-1', 2);
   const service = await h.core.readNamespacedService({
@@ -53,7 +48,7 @@ it('exposes the connection server on its NodePort, and refuses a boot that would
   await h.send('boot-np-2', CommandType.boot, {
     session: second,
     user: 'bob',
-    processes: [app(SERVER, '1'), app('root', '0')],
+    processes: [daqApplication(SERVER, '1'), daqApplication('root', '0')],
   });
   const rejected = await h.fact(ProcessEventType.commandRejected, 'boot-np-2');
   expect(rejected.data).toMatchObject({

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
+import { daqApplication } from '../support/daq-application';
 
 jest.setTimeout(180_000);
 
@@ -18,12 +19,6 @@ const PROFILE = [
   '  readoutProfile: {cpu: "2", memory: 4Gi, hugepages: 1Gi, hostNetwork: true}',
   '',
 ].join('\n');
-
-const app = (name: string, treeId: string) => ({
-  name,
-  treeId,
-  executableAndArguments: [{ exec: 'daq_application', args: ['--name', name] }],
-});
 
 let h: BootWorkerHarness;
 
@@ -47,7 +42,7 @@ it('gives a runp process the readout profile, and another process none', async (
   await h.send('boot-readout-1', CommandType.boot, {
     session,
     user: 'alice',
-    processes: [app('runp-apa1', '1.1.1'), app('ru-apa1', '1.1.2')],
+    processes: [daqApplication('runp-apa1', '1.1.1'), daqApplication('ru-apa1', '1.1.2')],
   });
   await h.factCount(ProcessEventType.processBooted, 'boot-readout-1', 2);
   const runp = await h.core.readNamespacedPod({ namespace: session, name: 'runp-apa1' });
@@ -77,7 +72,7 @@ it('refuses a runp process asking its own cpu, naming the field; the next boot g
   await h.send('boot-readout-2', CommandType.boot, {
     session,
     user: 'alice',
-    processes: [{ ...app('runp-apa2', '1.1.1'), resources: { limits: { cpu: '1' } } }],
+    processes: [{ ...daqApplication('runp-apa2', '1.1.1'), resources: { limits: { cpu: '1' } } }],
   });
   const rejected = await h.fact(ProcessEventType.commandRejected, 'boot-readout-2');
   expect(rejected.data).toMatchObject({
@@ -93,7 +88,7 @@ it('refuses a runp process asking its own cpu, naming the field; the next boot g
   await h.send('boot-readout-3', CommandType.boot, {
     session,
     user: 'alice',
-    processes: [app('runp-apa2', '1.1.1')],
+    processes: [daqApplication('runp-apa2', '1.1.1')],
   });
   await h.factCount(ProcessEventType.processBooted, 'boot-readout-3', 1);
 });
@@ -103,7 +98,7 @@ it('runs a process as the uid and gid it asks within the range, and refuses one 
   await h.send('boot-runas-1', CommandType.boot, {
     session,
     user: 'alice',
-    processes: [{ ...app('ru-alice', '1.1.1'), uid: 1000, gid: 1000 }],
+    processes: [{ ...daqApplication('ru-alice', '1.1.1'), uid: 1000, gid: 1000 }],
   });
   await h.factCount(ProcessEventType.processBooted, 'boot-runas-1', 1);
   const pod = await h.core.readNamespacedPod({ namespace: session, name: 'ru-alice' });
@@ -116,7 +111,7 @@ it('runs a process as the uid and gid it asks within the range, and refuses one 
   await h.send('boot-runas-2', CommandType.boot, {
     session,
     user: 'alice',
-    processes: [{ ...app('ru-root', '1.1.2'), uid: 0 }],
+    processes: [{ ...daqApplication('ru-root', '1.1.2'), uid: 0 }],
   });
   const rejected = await h.fact(ProcessEventType.commandRejected, 'boot-runas-2');
   expect(rejected.data).toMatchObject({
@@ -143,7 +138,7 @@ it("probes a controller by gRPC health on its command line's port; an applicatio
           { exec: 'drunc-controller', args: ['-c', 'grpc://localhost:3333'] },
         ],
       },
-      app('ru-probe', '0.1.1'),
+      daqApplication('ru-probe', '0.1.1'),
     ],
   });
   await h.factCount(ProcessEventType.processBooted, 'boot-probes-1', 2);

@@ -19,6 +19,7 @@ import { FORWARDED_FROM_HEADER, sessionPartition } from '@kpm/kafka';
 import { KpmTrio } from '../support/kpm-trio';
 import { stackEnv } from '../support/stack-env';
 import { TopicProbe } from '../support/topic-probe';
+import { daqApplication } from '../support/daq-application';
 
 jest.setTimeout(240_000);
 
@@ -116,12 +117,6 @@ function answer(completion: CommandCompleted, session: string) {
   };
 }
 
-const app = (name: string, treeId: string) => ({
-  name,
-  treeId,
-  executableAndArguments: [{ exec: 'daq_application', args: ['--name', name] }],
-});
-
 /** Every command type, in a session's life; each answer of the misrouted session is compared. */
 async function life(place: Place, session: string) {
   const user = 'alice';
@@ -132,7 +127,11 @@ async function life(place: Place, session: string) {
       {
         session,
         user,
-        processes: [app('root', '0'), app('ru-01', '0.1.1'), app('ru-02', '0.1.2')],
+        processes: [
+          daqApplication('root', '0'),
+          daqApplication('ru-01', '0.1.1'),
+          daqApplication('ru-02', '0.1.2'),
+        ],
       },
     ],
     [CommandType.ps, { query: { session } }],
@@ -187,7 +186,11 @@ it('forwards each misrouted command once, with its id, to its session’s partit
 /** A boot in CloudEvents binary mode (ce_ headers, value = data) on the partition `place` gives. */
 async function binaryBoot(place: Place, session: string, traceparent: string) {
   const id = randomUUID();
-  const data = { session, user: 'alice', processes: [app('root', '0'), app('ru-01', '0.1.1')] };
+  const data = {
+    session,
+    user: 'alice',
+    processes: [daqApplication('root', '0'), daqApplication('ru-01', '0.1.1')],
+  };
   await producer.send({
     topic: topicName('commands', h.prefix),
     messages: [
@@ -340,7 +343,7 @@ it('refuses a kill whose uuids span sessions, naming the processes of the other 
     command('murmur2', session, CommandType.boot, {
       session,
       user: 'alice',
-      processes: [app('ru-01', '0.1.1')],
+      processes: [daqApplication('ru-01', '0.1.1')],
     });
   const [bootA, bootB] = await Promise.all([boot(a), boot(b)]);
   const uuids = [bootA.processes[0].uuid, bootB.processes[0].uuid];
