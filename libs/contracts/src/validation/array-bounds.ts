@@ -65,8 +65,19 @@ function arrayBounds(cls: AnyClass): ArrayBound[] {
   return bounds;
 }
 
+const nestedOf = new Map<AnyClass, Array<[string, AnyClass]>>();
+
 /** Properties whose values class-transformer turns into instances of a contract class. */
 function nestedClasses(cls: AnyClass): Array<[string, AnyClass]> {
+  let nested = nestedOf.get(cls);
+  if (nested === undefined) {
+    nested = findNestedClasses(cls);
+    nestedOf.set(cls, nested);
+  }
+  return nested;
+}
+
+function findNestedClasses(cls: AnyClass): Array<[string, AnyClass]> {
   const out: Array<[string, AnyClass]> = [];
   for (const property of validatedProperties(cls)) {
     const meta = typeStorage.findTypeMetadata(cls, property);

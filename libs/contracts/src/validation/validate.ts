@@ -5,6 +5,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { oversizeArrays } from './array-bounds';
+import { passesCompiledCheck } from './compiled-check';
 import {
   boundedText,
   MAX_ERROR_MESSAGE_LENGTH,
@@ -57,6 +58,10 @@ export function validateData<T extends object>(
   const oversize = oversizeArrays(cls, plain);
   if (oversize.length > 0) return { ok: false, errors: boundedFieldErrors(oversize) };
   const value = plainToInstance(cls, plain);
+  // The compiled check says yes for valid records at a fraction of the cost; a "no" (or a
+  // cross-field error) is explained by class-validator below.
+  if (passesCompiledCheck(value) && crossCheckTree(value, '').length === 0)
+    return { ok: true, value };
   const errors = toFieldErrors(validateSync(value, VALIDATOR_OPTIONS));
   errors.push(...crossCheckTree(value, ''));
   return errors.length === 0
@@ -123,15 +128,28 @@ export function joinPath(parent: string, property: string | number): string {
   return parent === '' ? p : `${parent}.${p}`;
 }
 
-/** Runs `crossCheck` of every contract instance in the tree, prefixing paths with its place. */
+/**
+ * Runs `crossCheck` of every contract instance in the tree, prefixing paths with its place. The
+ * place is spelt out only for an instance that has errors: this runs on every valid record too.
+ */
 function crossCheckTree(value: unknown, path: string): FieldError[] {
-  if (typeof value !== 'object' || value === null) return [];
   const out: FieldError[] = [];
-  const check = (value.constructor as Partial<ContractClass>).crossCheck;
-  if (check) {
-    for (const e of check(value)) out.push({ path: joinPath(path, e.path), message: e.message });
-  }
-  for (const [key, child] of Object.entries(value))
-    out.push(...crossCheckTree(child, joinPath(path, key)));
+  const keys: Array<string | number> = [];
+  const placeOf = () => keys.reduce<string>((parent, key) => joinPath(parent, key), path);
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const check = (node.constructor as Partial<ContractClass> | undefined)?.crossCheck;
+    if (check) {
+      for (const e of check(node))
+        out.push({ path: joinPath(placeOf(), e.path), message: e.message });
+    }
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      keys.push(key);
+      visit(record[key]);
+      keys.pop();
+    }
+  };
+  visit(value);
   return out;
 }
