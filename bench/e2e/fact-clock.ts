@@ -26,6 +26,8 @@ export class FactClock {
   readonly accepted = new Map<string, Accepted[]>();
   readonly completions = new Map<string, { atMs: number; status: string }>();
   readonly terminations = new Map<string, number>();
+  /** The CreateTime of each first termination record, by session (the record's key). */
+  readonly terminationsBySession = new Map<string, number[]>();
   private readonly changed = new EventEmitter().setMaxListeners(0);
   private consumer?: Consumer;
 
@@ -66,8 +68,11 @@ export class FactClock {
     if (event.type === CompletionType.commandCompleted) {
       this.completions.set(String(data.commandId), { atMs, status: String(data.status) });
     } else if (event.type === TerminationType.processTerminated) {
-      if (!this.terminations.has(String(data.podUid)))
-        this.terminations.set(String(data.podUid), atMs);
+      if (this.terminations.has(String(data.podUid))) return;
+      this.terminations.set(String(data.podUid), atMs);
+      const times = this.terminationsBySession.get(key) ?? [];
+      times.push(atMs);
+      this.terminationsBySession.set(key, times);
     } else if (
       event.type === ProcessEventType.bootAccepted ||
       event.type === ProcessEventType.killAccepted

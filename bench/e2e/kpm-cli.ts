@@ -8,15 +8,20 @@ const root = join(__dirname, '..', '..');
 
 /** A session file of `n` processes in drunc's tree shape (one dot: segment controller, two: application). */
 export function sessionFile(session: string, n: number): string {
-  const processes = Array.from({ length: n }, (_, i) => ({
-    name: `ru-${String(i).padStart(5, '0')}`,
-    treeId: `1.${1 + (i % 10)}.${i}`,
-    executableAndArguments: [{ exec: 'daq_application', args: ['--index', String(i)] }],
-  }));
+  const processes = benchProcesses(n);
   const file = join(mkdtempSync(join(tmpdir(), 'kpm-bench-')), `${session}.yaml`);
   // JSON is YAML: the session file reader takes it as written.
   writeFileSync(file, JSON.stringify({ session, user: 'bench', processes }));
   return file;
+}
+
+/** `n` processes in drunc's tree shape, as the session files and the burst boot them. */
+export function benchProcesses(n: number) {
+  return Array.from({ length: n }, (_, i) => ({
+    name: `ru-${String(i).padStart(5, '0')}`,
+    treeId: `1.${1 + (i % 10)}.${i}`,
+    executableAndArguments: [{ exec: 'daq_application', args: ['--index', String(i)] }],
+  }));
 }
 
 export interface CliRun {

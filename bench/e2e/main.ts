@@ -11,6 +11,7 @@ import { KpmServices } from './kpm-services';
 import { lagBurst } from './lag-burst';
 import { bootPlot, lagPlot, restorePlot, terminatePlot, toSvg } from './plots';
 import { measureRestore } from './restore';
+import { burstSessions, measureSessionBurst } from './session-burst';
 import { buildRawLimit } from './raw-limit';
 import { markdownReport } from './report';
 import type { E2eResults, SizeResult } from './results';
@@ -21,17 +22,20 @@ interface Options {
   lagPods: number;
   /** History sizes (processes) the state service's restore is measured at; empty: not measured. */
   restore: number[];
+  /** Sessions × processes of the many-sessions terminate burst; undefined: not measured. */
+  burst?: { sessions: number; size: number };
   out: string;
 }
 
 const USAGE =
-  'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--lag-pods 500] [--restore 1000,5000,10000|none] [--out dir]';
+  'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--lag-pods 500] [--restore 1000,5000,10000|none] [--burst 12x1000|none] [--out dir]';
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
     sizes: [100, 1000, 5000],
     lagPods: 500,
     restore: [1000, 5000, 10000],
+    burst: { sessions: 12, size: 1000 },
     out: join(__dirname, '..', 'results'),
   };
   for (let i = 0; i < argv.length; i += 2) {
@@ -41,7 +45,10 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--lag-pods' && value && /^\d+$/.test(value)) options.lagPods = Number(value);
     else if (flag === '--restore' && value && /^(none|\d+(,\d+)*)$/.test(value))
       options.restore = value === 'none' ? [] : value.split(',').map(Number);
-    else if (flag === '--out' && value) options.out = value;
+    else if (flag === '--burst' && value && /^(none|\d+x\d+)$/.test(value)) {
+      const [sessions, size] = value.split('x').map(Number);
+      options.burst = value === 'none' ? undefined : { sessions, size };
+    } else if (flag === '--out' && value) options.out = value;
     else throw new Error(`bench:e2e: bad argument ${flag} ${value ?? ''}\n${USAGE}`);
   }
   return options;
@@ -103,13 +110,15 @@ async function main(): Promise<void> {
     await services.start();
     const rssMbIdle = services.rss();
     log(`services up; idle RSS ${JSON.stringify(rssMbIdle)}`);
+    const run = { rawBinary, kubeconfig, services, clock, runId, log };
     const sizes: SizeResult[] = [];
-    for (const n of options.sizes) {
-      sizes.push(await measureSize({ rawBinary, kubeconfig, services, clock, runId, log }, n));
-    }
+    for (const n of options.sizes) sizes.push(await measureSize(run, n));
     log(`termination lag: ${options.lagPods} pods ending at once`);
     const lag = options.lagPods > 0 ? await lagBurst(lab, clock, options.lagPods) : undefined;
     log(`  ${JSON.stringify(lag?.summary)}`);
+    const { burst: shape } = options;
+    const burst = shape ? await measureSessionBurst(run, shape.sessions, shape.size) : undefined;
+    log(`  ${JSON.stringify(burst)}`);
     log(`state restore at ${options.restore.join(', ')} processes of history`);
     const restore = options.restore.length ? await measureRestore(options.restore, log) : undefined;
     const results: E2eResults = {
@@ -118,6 +127,7 @@ async function main(): Promise<void> {
       sizes,
       lag,
       restore,
+      burst,
       rssMbIdle,
       rssMbPeak: services.peakMb,
     };
@@ -125,10 +135,10 @@ async function main(): Promise<void> {
     console.log(`\n${markdownReport(results)}`);
   } finally {
     // A run that failed half-way leaves sessions whose pods the watcher must still release.
-    await releaseSessions(
-      lab,
-      options.sizes.map((n) => `${runId}-n${n}`),
-    );
+    await releaseSessions(lab, [
+      ...options.sizes.map((n) => `${runId}-n${n}`),
+      ...burstSessions(runId, options.burst?.sessions ?? 0),
+    ]);
     await services.stop();
     await clock.stop();
     await lab.close();

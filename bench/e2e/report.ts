@@ -1,6 +1,7 @@
 import { table } from '../harness';
 import {
   GOALS,
+  type BurstResult,
   type E2eResults,
   type LagResult,
   type RestorePoint,
@@ -91,6 +92,43 @@ export function restoreTable(points: readonly RestorePoint[]): string {
   );
 }
 
+/** kpm's drain rate over the raw limit's for as many pods (1 = as fast as client-go). */
+export function burstRatio(burst: BurstResult): number {
+  return burst.podsPerSecond / burst.rawPodsPerSecond;
+}
+
+const statusText = (statuses: Record<string, number>): string =>
+  Object.entries(statuses)
+    .map(([status, count]) => `${count} ${status}`)
+    .join(', ');
+
+export function burstTable(burst: BurstResult): string {
+  return table(
+    [
+      'sessions × processes',
+      'raw all gone ms',
+      'raw pods/s',
+      'kpm drain ms',
+      'kpm pods/s',
+      'kpm / raw rate',
+      'last completion ms',
+      'completions',
+    ],
+    [
+      [
+        `${burst.sessions} × ${burst.size}`,
+        ms(burst.raw.goneMs),
+        ms(burst.rawPodsPerSecond),
+        ms(burst.drainMs),
+        ms(burst.podsPerSecond),
+        ratio(burstRatio(burst)),
+        ms(burst.lastCompletionMs),
+        statusText(burst.statuses),
+      ],
+    ],
+  );
+}
+
 export function memoryTable(results: E2eResults): string {
   const services = Object.keys(results.rssMbIdle);
   const after = results.sizes.map((s) => `after boot of ${s.n} MB`);
@@ -135,7 +173,25 @@ export function goalsTable(results: E2eResults): string {
       met(restoreRate(largest) >= GOALS.restoreRecordsPerSecond),
     ]);
   }
+  if (results.burst) rows.push(...burstGoals(results.burst));
   return table(['goal', 'measured', 'verdict'], rows);
+}
+
+function burstGoals(burst: BurstResult): string[][] {
+  const label = `${burst.sessions} × ${burst.size}`;
+  const succeeded = burst.statuses.succeeded ?? 0;
+  return [
+    [
+      `burst of ${label} terminates drains ≥ ${GOALS.burstRateOverRaw}× the raw rate`,
+      ratio(burstRatio(burst)),
+      met(burstRatio(burst) >= GOALS.burstRateOverRaw),
+    ],
+    [
+      `every terminate of the burst succeeds`,
+      `${succeeded} of ${burst.sessions}`,
+      met(succeeded === burst.sessions),
+    ],
+  ];
 }
 
 /** The whole markdown report of one run. */
@@ -153,6 +209,11 @@ export function markdownReport(results: E2eResults): string {
   }
   if (results.restore?.length) {
     parts.push(`## State service restore against its history\n\n${restoreTable(results.restore)}`);
+  }
+  if (results.burst) {
+    parts.push(
+      `## ${results.burst.sessions} sessions' terminates at once\n\n${burstTable(results.burst)}`,
+    );
   }
   parts.push(`## Resident memory of the services\n\n${memoryTable(results)}`);
   parts.push(`## Goals\n\n${goalsTable(results)}`);

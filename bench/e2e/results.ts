@@ -44,12 +44,32 @@ export interface RestorePoint {
   rssMb: number;
 }
 
+/** Many sessions' terminates sent at once, against the raw deletes-and-wait of as many pods. */
+export interface BurstResult {
+  sessions: number;
+  /** Processes per session. */
+  size: number;
+  raw: RawLimit;
+  /** All the pods over the raw limit's deletes-and-wait time. */
+  rawPodsPerSecond: number;
+  /** Termination records seen for the burst's sessions (every pod's, when all drained). */
+  terminationsSeen: number;
+  /** The first `kill.accepted` → the last termination record. */
+  drainMs: number;
+  podsPerSecond: number;
+  /** The first `kill.accepted` → the last of the terminates' completions. */
+  lastCompletionMs: number;
+  /** The terminates' completions by status. */
+  statuses: Record<string, number>;
+}
+
 export interface E2eResults {
   machine: string;
   measuredAt: string;
   sizes: SizeResult[];
   lag?: LagResult;
   restore?: RestorePoint[];
+  burst?: BurstResult;
   rssMbIdle: Record<string, number>;
   rssMbPeak: Record<string, number>;
 }
@@ -60,4 +80,6 @@ export const GOALS = {
   cliOverCompletionMs: 1500,
   lagP99Ms: 50,
   restoreRecordsPerSecond: 50_000,
+  /** "Close the gap" to client-go's deletes-and-wait, within the same 1.2× as the boot. */
+  burstRateOverRaw: 1 / 1.2,
 } as const;

@@ -3,13 +3,15 @@
  * → root-controller → infrastructure-applications), each deleted with the grace period.
  */
 import { SHUTDOWN_ORDER } from '@kpm/contracts';
-import { killTimeoutSeconds, type KillTiming } from './kill-timeout';
+import { killProgressTimeoutSeconds, killTimeoutSeconds, type KillTiming } from './kill-timeout';
 import type { ProcessPod } from './process-pod';
 
 export interface KillPlan extends KillTiming {
   stages: ProcessPod[][];
   /** The command's bound: the state service reports `timed_out` with the rest pending after it. */
   timeoutSeconds: number;
+  /** Without the command's own bound: it ends only once no pod has ended for this long. */
+  progressTimeoutSeconds?: number;
 }
 
 export function planKill(
@@ -26,6 +28,7 @@ export function planKill(
     ...timing,
     stages,
     timeoutSeconds: killTimeoutSeconds(timing, stages.length, timeoutSeconds),
+    progressTimeoutSeconds: killProgressTimeoutSeconds(timing, timeoutSeconds),
   };
 }
 

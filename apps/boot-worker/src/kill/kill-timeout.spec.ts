@@ -1,4 +1,4 @@
-import { killTimeoutSeconds, killTiming } from './kill-timeout';
+import { killProgressTimeoutSeconds, killTimeoutSeconds, killTiming } from './kill-timeout';
 
 const settings = {
   killTimeoutSeconds: 30,
@@ -23,5 +23,11 @@ describe('kill timeout', () => {
       forcedKillWaitSeconds: 10,
     });
     expect(killTimeoutSeconds(timing, stages, requested)).toBe(expectedTimeout);
+  });
+
+  it('moves on while pods keep ending, one stage apart, unless the command set its own bound', () => {
+    const timing = killTiming(settings, 2);
+    expect(killProgressTimeoutSeconds(timing)).toBe(17);
+    expect(killProgressTimeoutSeconds(timing, 7)).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * How long a kill takes: each stage waits the grace period, then the escalation margin, then
  * the wait after a forced kill; the command's bound is that per stage times the stages (at
- * least one), unless the command gives its own. `kill.accepted` carries both numbers.
+ * least one), unless the command gives its own. `kill.accepted` carries these numbers.
  */
 import type { KpmSettings } from '@kpm/config';
 
@@ -33,7 +33,21 @@ export function killTimeoutSeconds(
   stageCount: number,
   requestedSeconds?: number,
 ): number {
-  const perStage =
-    timing.gracePeriodSeconds + timing.escalationMarginSeconds + timing.forcedKillWaitSeconds;
-  return requestedSeconds ?? Math.max(1, stageCount) * perStage;
+  return requestedSeconds ?? Math.max(1, stageCount) * stageSeconds(timing);
+}
+
+/**
+ * Unless the command set its own bound, the kill runs on past it while its pods keep ending,
+ * until none has ended for one stage's time: on a loaded cluster the deletes of a thousand pods
+ * take longer than one pod's grace period, and a healthy drain is not a timeout.
+ */
+export function killProgressTimeoutSeconds(
+  timing: KillTiming,
+  requestedSeconds?: number,
+): number | undefined {
+  return requestedSeconds === undefined ? stageSeconds(timing) : undefined;
+}
+
+function stageSeconds(timing: KillTiming): number {
+  return timing.gracePeriodSeconds + timing.escalationMarginSeconds + timing.forcedKillWaitSeconds;
 }

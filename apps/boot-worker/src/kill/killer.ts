@@ -10,7 +10,7 @@ import type { CommandContext } from '../commands/command-context';
 import type { FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { planKill, uuidStages } from './kill-plan';
-import { killTimeoutSeconds, killTiming } from './kill-timeout';
+import { killProgressTimeoutSeconds, killTimeoutSeconds, killTiming } from './kill-timeout';
 import type { ProcessPod } from './process-pod';
 import { StageExecutor, type StageReport } from './stage-executor';
 
@@ -19,6 +19,13 @@ export interface KillRequest {
   session?: string;
   gracePeriodSeconds?: number;
   timeoutSeconds?: number;
+}
+
+/** The timing `kill.accepted` carries. */
+export interface AcceptedTiming {
+  gracePeriodSeconds: number;
+  timeoutSeconds: number;
+  progressTimeoutSeconds?: number;
 }
 
 export class Killer {
@@ -59,7 +66,7 @@ export class Killer {
   async accept(
     stages: string[][],
     request: KillRequest,
-    timing: { gracePeriodSeconds: number; timeoutSeconds: number },
+    timing: AcceptedTiming,
     context: CommandContext,
   ): Promise<void> {
     await this.sink.send([
@@ -70,19 +77,20 @@ export class Killer {
         stages,
         gracePeriodSeconds: timing.gracePeriodSeconds,
         timeoutSeconds: timing.timeoutSeconds,
+        ...(timing.progressTimeoutSeconds === undefined
+          ? {}
+          : { progressTimeoutSeconds: timing.progressTimeoutSeconds }),
       }),
     ]);
   }
 
   /** The timing of a kill of `stageCount` stages under the settings and the request. */
-  timing(
-    request: KillRequest,
-    stageCount = 1,
-  ): { gracePeriodSeconds: number; timeoutSeconds: number } {
+  timing(request: KillRequest, stageCount = 1): AcceptedTiming {
     const timing = killTiming(this.settings.podManagement, request.gracePeriodSeconds);
     return {
       gracePeriodSeconds: timing.gracePeriodSeconds,
       timeoutSeconds: killTimeoutSeconds(timing, stageCount, request.timeoutSeconds),
+      progressTimeoutSeconds: killProgressTimeoutSeconds(timing, request.timeoutSeconds),
     };
   }
 }

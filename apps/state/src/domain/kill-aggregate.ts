@@ -2,7 +2,8 @@
  * One kill, terminate or restart: drunc's `uuids_pending_deletion`. Each targeted uuid names
  * the pod that was current when `kill.accepted` was written; a termination of that pod (seen
  * before or after the kill.accepted, in any order) removes it from the pending set. A restart
- * also waits for its process to be booted again. At the deadline the rest stays pending.
+ * also waits for its process to be booted again. At the deadline the rest stays pending; with a
+ * progress timeout, each pod that ends moves the deadline on.
  */
 import type {
   KillKind,
@@ -18,6 +19,12 @@ export interface KillTarget {
   ended?: ProcessTerminated;
 }
 
+/** `kill.accepted`'s bounds in ms: the deadline, and the progress timeout that can move it on. */
+export interface KillTiming {
+  timeoutMs: number;
+  progressTimeoutMs?: number;
+}
+
 export type Reboot = { instance: ProcessInstance } | { failure: ProcessBootFailed };
 
 export class KillAggregate {
@@ -26,29 +33,56 @@ export class KillAggregate {
   /** Targets without a termination, counted so `done` stays O(1) for 5000-process kills. */
   private remaining = 0;
 
+  /** When it completes `timed_out` if still open; a progress timeout moves it on. */
+  private due: number;
+  /** When the last of its pods ended (its acceptance until one does). */
+  private progressAt: number;
+
   constructor(
     readonly commandId: string,
     readonly kind: KillKind,
     readonly session: string,
     readonly acceptedAt: number,
-    readonly deadline: number,
+    private readonly timing: KillTiming,
     targets: readonly KillTarget[],
   ) {
     for (const target of targets) this.targets.set(target.uuid, { ...target });
     for (const target of this.targets.values()) if (!target.ended) this.remaining++;
+    this.due = acceptedAt + timing.timeoutMs;
+    this.progressAt = acceptedAt;
+  }
+
+  get deadline(): number {
+    return this.due;
+  }
+
+  /** The time the deadline allowed: since the acceptance, and since the last pod ended. */
+  get allowed(): { totalMs: number; sinceProgressMs?: number } {
+    const { progressTimeoutMs } = this.timing;
+    return progressTimeoutMs === undefined
+      ? { totalMs: this.due - this.acceptedAt }
+      : { totalMs: this.due - this.acceptedAt, sinceProgressMs: this.due - this.progressAt };
   }
 
   get uuids(): string[] {
     return [...this.targets.keys()];
   }
 
-  /** Takes a termination if it is of a targeted pod; true when it removed one from pending. */
-  offer(termination: ProcessTerminated): boolean {
+  /**
+   * Takes a termination (applied at `time`) if it is of a targeted pod; true when it removed one
+   * from pending. With a progress timeout, the deadline moves to `time` + that timeout.
+   */
+  offer(termination: ProcessTerminated, time: number): boolean {
     const target = this.targets.get(termination.uuid);
     if (!target || target.ended) return false;
     if (target.podUid !== undefined && target.podUid !== termination.podUid) return false;
     target.ended = termination;
     this.remaining--;
+    const { progressTimeoutMs } = this.timing;
+    if (progressTimeoutMs !== undefined && time > this.progressAt) {
+      this.progressAt = time;
+      this.due = Math.max(this.due, time + progressTimeoutMs);
+    }
     return true;
   }
 

@@ -17,11 +17,16 @@ export function acceptKill(
   session: string,
   time: number,
 ): Effect[] {
-  const { commandId, kind, stages, timeoutSeconds } = accepted;
+  const { commandId, kind, stages, timeoutSeconds, progressTimeoutSeconds } = accepted;
   if (memory.completed.has(commandId) || memory.kills.has(commandId)) return [];
   const targets = stages.flat().map((uuid) => memory.book.target(uuid, time));
-  const deadline = time + timeoutSeconds * 1000;
-  const kill = new KillAggregate(commandId, kind, session, time, deadline, targets);
+  const timing = {
+    timeoutMs: timeoutSeconds * 1000,
+    ...(progressTimeoutSeconds === undefined
+      ? {}
+      : { progressTimeoutMs: progressTimeoutSeconds * 1000 }),
+  };
+  const kill = new KillAggregate(commandId, kind, session, time, timing, targets);
   memory.kills.set(commandId, kill);
   const reboot = memory.takeEarly(commandId); // a restart's new pod may have been seen first
   if (kind === 'restart') for (const fact of reboot) kill.rebooted(rebootOf(fact));
@@ -32,14 +37,18 @@ export function acceptKill(
   ];
 }
 
-/** A pod ended: the table, the termination broadcast, then every kill waiting for it. */
-export function processTerminated(memory: ShardMemory, termination: ProcessTerminated): Effect[] {
+/** A pod ended (applied at `time`): the table, the termination broadcast, then every kill waiting for it. */
+export function processTerminated(
+  memory: ShardMemory,
+  termination: ProcessTerminated,
+  time: number,
+): Effect[] {
   const { fresh, changed } = memory.book.terminated(termination, memory.live);
   if (!fresh) return []; // the same pod's end, re-published
   const out: Effect[] = memory.publish(() => [terminationBroadcast(termination)]);
   if (changed) out.push({ kind: 'process', instance: changed });
   for (const kill of [...memory.kills.values()]) {
-    if (kill.offer(termination)) out.push(...memory.settleKill(kill));
+    if (kill.offer(termination, time)) out.push(...memory.settleKill(kill));
   }
   return out;
 }
@@ -67,14 +76,17 @@ export function expireKills(memory: ShardMemory): Effect[] {
  * how many of its processes are still pending, or that a restart's new pod never came.
  */
 function timeoutErrors(kill: KillAggregate): { message: string }[] {
-  const seconds = (kill.deadline - kill.acceptedAt) / 1000;
+  const { totalMs, sinceProgressMs } = kill.allowed;
+  const seconds = totalMs / 1000;
+  const stalled =
+    sinceProgressMs === undefined ? '' : `, none ended in the last ${sinceProgressMs / 1000} s`;
   const pending = kill.pending.length;
   if (kill.kind === 'restart' && pending === 0)
     return [{ message: `the process was not booted again within ${seconds} s` }];
   const total = kill.uuids.length;
   return [
     {
-      message: `${pending} of ${total} processes still pending after ${seconds} s (${total - pending} ended)`,
+      message: `${pending} of ${total} processes still pending after ${seconds} s (${total - pending} ended${stalled})`,
     },
   ];
 }

@@ -250,6 +250,64 @@ describe('StateShard: kill in every interleaving', () => {
   });
 });
 
+describe('StateShard: a kill with a progress timeout runs on while its pods keep ending', () => {
+  const at = Date.parse('2026-01-01T00:00:30.000Z');
+  /** `name`'s pod ended `after` ms past the kill's acceptance. */
+  const endedAt = (name: string, after: number): KpmEvent => ({
+    ...terminated(name, 143),
+    time: new Date(at + after).toISOString(),
+  });
+  const kill = (timeoutSeconds: number) =>
+    killAccepted('kill-1', [NAMES], { timeoutSeconds, progressTimeoutSeconds: 5, at });
+  const killsOf = (h: Harness) => h.completions().filter((c) => c.commandId === 'kill-1');
+
+  it('moves the deadline to each ending plus the progress timeout, and completes once', () => {
+    const h = new Harness().feed(...bootAll(), kill(5));
+    h.now = at;
+    h.feed(endedAt('ru-01', 4_000));
+    expect(h.shard.nextDeadline()).toBe(at + 9_000);
+    h.tick(8_999).feed(endedAt('ru-02', 8_000));
+    expect(killsOf(h)).toHaveLength(0);
+    expect(h.shard.nextDeadline()).toBe(at + 13_000);
+    h.tick(3_000).feed(endedAt('ru-03', 12_000)).tick(60_000);
+    expect(killsOf(h)).toMatchObject([{ status: 'succeeded' }]);
+  });
+
+  it('times out once none ended for the progress timeout, and says so', () => {
+    const h = new Harness().feed(...bootAll(), kill(5));
+    h.now = at;
+    h.feed(endedAt('ru-01', 4_000)).tick(9_000);
+    expect(killsOf(h)).toMatchObject([
+      {
+        status: 'timed_out',
+        pending: [uuidOf('ru-02'), uuidOf('ru-03')],
+        errors: [
+          {
+            message:
+              '2 of 3 processes still pending after 9 s (1 ended, none ended in the last 5 s)',
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('never times out before timeoutSeconds', () => {
+    const h = new Harness().feed(...bootAll(), kill(60), endedAt('ru-01', 1_000));
+    expect(h.shard.nextDeadline()).toBe(at + 60_000);
+  });
+
+  it('a restore from the same facts arrives at the same deadline', () => {
+    const facts = [...bootAll(), kill(5), endedAt('ru-01', 4_000), endedAt('ru-02', 7_000)];
+    const live = new Harness().feed(...facts);
+    const restored = new Harness();
+    restored.shard.beginRestore();
+    restored.feed(...facts);
+    restored.shard.endRestore();
+    expect(restored.shard.nextDeadline()).toBe(at + 12_000);
+    expect(live.shard.nextDeadline()).toBe(at + 12_000);
+  });
+});
+
 describe('StateShard: a timed-out kill says how far it got', () => {
   const at = Date.parse('2026-01-01T00:00:30.000Z');
   it.each([

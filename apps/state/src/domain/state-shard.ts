@@ -123,7 +123,7 @@ export class StateShard {
       case ProcessEventType.commandRejected:
         return commandRejected(memory, event.data, session, time);
       case TerminationType.processTerminated:
-        return processTerminated(memory, event.data);
+        return processTerminated(memory, event.data, time);
       default:
         return [];
     }

@@ -106,8 +106,18 @@ export class KillAccepted extends CommandFact {
   @IsSeconds(LIMITS.maxGracePeriodSeconds)
   gracePeriodSeconds!: number;
 
+  /** The kill completes `timed_out` at `timeoutSeconds` after its acceptance… */
   @IsSeconds(LIMITS.maxTimeoutSeconds)
   timeoutSeconds!: number;
+
+  /**
+   * …or, when this is given, only once none of its processes has ended for this long (and not
+   * before `timeoutSeconds`): a loaded cluster that keeps deleting is not cut off. The
+   * boot-worker gives it unless the command set its own `timeoutSeconds`, a hard bound.
+   */
+  @IsOptional()
+  @IsSeconds(LIMITS.maxTimeoutSeconds)
+  progressTimeoutSeconds?: number;
 }
 
 /** The tail of one process's log, answering a logs command. */

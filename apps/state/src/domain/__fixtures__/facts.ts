@@ -89,7 +89,12 @@ export function bootFailed(commandId: string, name: string): KpmEvent {
 export function killAccepted(
   commandId: string,
   stages: string[][],
-  options: { kind?: KillKind; timeoutSeconds?: number; at?: number } = {},
+  options: {
+    kind?: KillKind;
+    timeoutSeconds?: number;
+    progressTimeoutSeconds?: number;
+    at?: number;
+  } = {},
 ): KpmEvent {
   return buildEvent({
     id: eventId('kill-accepted', commandId),
@@ -104,6 +109,9 @@ export function killAccepted(
       stages: stages.map((stage) => stage.map(uuidOf)),
       gracePeriodSeconds: 30,
       timeoutSeconds: options.timeoutSeconds ?? 60,
+      ...(options.progressTimeoutSeconds === undefined
+        ? {}
+        : { progressTimeoutSeconds: options.progressTimeoutSeconds }),
     },
   });
 }
