@@ -7,6 +7,7 @@ import { PodLab } from '../../test/support/kpm-pods';
 import { stackEnv, uniqueTopicPrefix } from '../../test/support/stack-env';
 import { ensureTopics } from '../../test/support/watcher-env';
 import { FactClock } from './fact-clock';
+import { buildCompiledCli } from './kpm-cli';
 import { KpmServices } from './kpm-services';
 import { lagBurst } from './lag-burst';
 import { bootPlot, lagPlot, restorePlot, terminatePlot, toSvg } from './plots';
@@ -100,6 +101,8 @@ async function main(): Promise<void> {
   if (!kubeconfig)
     throw new Error('bench:e2e: KUBECONFIG of the local stack unknown: npx kpm stack up');
   const rawBinary = await buildRawLimit(log);
+  log('compiling the CLI');
+  await buildCompiledCli();
   const runId = `bench-${randomBytes(3).toString('hex')}`;
   const lab = await PodLab.open(runId);
   const prefix = uniqueTopicPrefix('bench');
