@@ -8,7 +8,16 @@
  * in the name's length whatever the pattern, and refuses what cannot be matched that way
  * (backreferences, lookaround). Patterns are also bounded in length, so compiling one is cheap.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+
+let engine: typeof RE2JS | undefined;
+
+/** re2js on first use: loading it takes about 50 ms that a CLI run without patterns need not pay. */
+function re2(): typeof RE2JS {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  engine ??= (require('re2js') as typeof import('re2js')).RE2JS;
+  return engine;
+}
 
 export const MAX_REGEX_LENGTH = 256;
 /**
@@ -38,7 +47,7 @@ export function compileNamePattern(pattern: string): CompiledNamePattern {
     return { ok: false, reason };
   }
   try {
-    const compiled = RE2JS.compile(pattern);
+    const compiled = re2().compile(pattern);
     return { ok: true, pattern: { test: (name) => compiled.test(name) } };
   } catch (error) {
     const reason = `is not valid RE2 syntax (no backreferences or lookaround): ${(error as Error).message}`;
