@@ -24,6 +24,17 @@ const results: E2eResults = {
     { processes: 1000, records: 2002, seconds: 0.5, rssMb: 120 },
     { processes: 10000, records: 20020, seconds: 2, rssMb: 200 },
   ],
+  burst: {
+    sessions: 12,
+    size: 1000,
+    raw: { pods: 12000, createdMs: 90000, runningMs: 120000, deletedMs: 40000, goneMs: 200000 },
+    rawPodsPerSecond: 60,
+    terminationsSeen: 12000,
+    drainMs: 60000,
+    podsPerSecond: 200,
+    lastCompletionMs: 61000,
+    statuses: { succeeded: 11, timed_out: 1 },
+  },
   rssMbIdle: { watcher: 150, state: 110 },
   rssMbPeak: { watcher: 170, state: 130 },
 };
@@ -49,6 +60,8 @@ describe('the e2e report', () => {
     ['≤ completion + 1500 ms, N=1000', '+500 ms', 'met'],
     ['lag p99 ≤ 50 ms (500 pods)', '60 ms', 'missed'],
     ['restore ≥ 50,000 records/s (20,020 records)', '10,010 records/s', 'missed'],
+    ['12 × 1000 terminates at once drain at ≥ 0.83× the raw rate', '3.33×', 'met'],
+    ['every terminate of the 12 × 1000 burst succeeds', '11 of 12', 'missed'],
   ])('judges the goal "%s": %s, %s', (goal, measured, verdict) => {
     const row = goalsTable(results)
       .split('\n')
@@ -67,14 +80,23 @@ describe('the e2e report', () => {
       '## Termination lag',
       '## Resident memory',
       '## State service restore',
+      "## 12 sessions' terminates at once",
       '## Goals',
     ]) {
       expect(full).toContain(heading);
     }
-    const partial = markdownReport({ ...results, lag: undefined, restore: undefined });
+    expect(full).toContain('| 12 × 1000 ');
+    expect(full).toContain('| 11 succeeded, 1 timed_out ');
+    const partial = markdownReport({
+      ...results,
+      lag: undefined,
+      restore: undefined,
+      burst: undefined,
+    });
     expect(partial).not.toContain('## Termination lag');
     expect(partial).not.toContain('## State service restore');
     expect(partial).not.toContain('lag p99');
+    expect(partial).not.toContain('terminates at once');
     expect(full).toContain(
       '| watcher | 150     | 160                  | 160                   | 170     |',
     );

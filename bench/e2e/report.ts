@@ -182,12 +182,12 @@ function burstGoals(burst: BurstResult): string[][] {
   const succeeded = burst.statuses.succeeded ?? 0;
   return [
     [
-      `burst of ${label} terminates drains ≥ ${GOALS.burstRateOverRaw}× the raw rate`,
+      `${label} terminates at once drain at ≥ ${ratio(GOALS.burstRateOverRaw)} the raw rate`,
       ratio(burstRatio(burst)),
       met(burstRatio(burst) >= GOALS.burstRateOverRaw),
     ],
     [
-      `every terminate of the burst succeeds`,
+      `every terminate of the ${label} burst succeeds`,
       `${succeeded} of ${burst.sessions}`,
       met(succeeded === burst.sessions),
     ],
