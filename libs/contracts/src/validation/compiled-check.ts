@@ -3,7 +3,7 @@
  * for the records that pass, which are nearly all of them.
  *
  * class-validator answers the same question, but for every object it filters the whole metadata
- * storage and builds an error tree, empty or not: 60% of a state restore went there
+ * storage and builds an error tree, empty or not: more than half of a state replay went there
  * (bench/README.md, "Where the time goes"). This walks a plan made once per class from the same
  * metadata (`getTargetValidationMetadatas`, so inheritance is resolved by class-validator
  * itself) and calls the same constraint functions with the same arguments, in the order
