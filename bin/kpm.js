@@ -7,7 +7,12 @@ const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
 const sources = join(__dirname, '..', 'apps', 'cli', 'src', 'main.ts');
+const compiled = join(__dirname, '..', 'dist', 'apps', 'cli', 'src', 'main.js');
 const fromSources = process.env.KPM_CLI_COMPILED !== '1' && existsSync(sources);
+if (!fromSources && !existsSync(compiled)) {
+  console.error('kpm: the compiled CLI (dist/) is not built: run `npm run build` first');
+  process.exit(2);
+}
 if (fromSources) require('tsx/cjs');
-const { main } = require(fromSources ? sources : '../dist/apps/cli/src/main.js');
+const { main } = require(fromSources ? sources : compiled);
 void main();
