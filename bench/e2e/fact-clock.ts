@@ -106,6 +106,14 @@ export class FactClock {
     });
   }
 
+  /** The accepted fact of the session's latest command of `type`, if seen yet. */
+  latestAccepted(session: string, type: string): Accepted | undefined {
+    return this.accepted
+      .get(session)
+      ?.filter((a) => a.type === type)
+      .pop();
+  }
+
   /** The accepted fact of `type` for the session's latest command of that type, and its completion. */
   async command(
     session: string,
@@ -115,10 +123,7 @@ export class FactClock {
     return this.until(
       `${type} of ${session} and its completion`,
       () => {
-        const accepted = this.accepted
-          .get(session)
-          ?.filter((a) => a.type === type)
-          .pop();
+        const accepted = this.latestAccepted(session, type);
         const completion = accepted && this.completions.get(accepted.commandId);
         return (
           completion && {

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { daqApplication } from '../../test/support/daq-application';
 import { childNodeArgs } from '../../test/support/service-process';
 
 const root = join(__dirname, '..', '..');
@@ -18,11 +19,9 @@ export function sessionFile(session: string, n: number): string {
 
 /** `n` processes in drunc's tree shape, as the session files and the burst boot them. */
 export function benchProcesses(n: number) {
-  return Array.from({ length: n }, (_, i) => ({
-    name: `ru-${String(i).padStart(5, '0')}`,
-    treeId: `1.${1 + (i % 10)}.${i}`,
-    executableAndArguments: [{ exec: 'daq_application', args: ['--index', String(i)] }],
-  }));
+  return Array.from({ length: n }, (_, i) =>
+    daqApplication(`ru-${String(i).padStart(5, '0')}`, `1.${1 + (i % 10)}.${i}`),
+  );
 }
 
 /** Compiles the CLI into dist/ (about 15 s), so the runs below time this checkout's CLI. */

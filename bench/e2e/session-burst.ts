@@ -77,12 +77,8 @@ async function drained(
   const completions = await Promise.all(
     names.map((session) => clock.command(session, ProcessEventType.killAccepted, DRAIN_TIMEOUT_MS)),
   );
-  const acceptedAt = names.map((s) =>
-    clock.accepted
-      .get(s)!
-      .filter((a) => a.type === ProcessEventType.killAccepted)
-      .pop()!,
-  );
+  // Each completion above was found through its accepted fact, so each is there.
+  const acceptedAt = names.map((s) => clock.latestAccepted(s, ProcessEventType.killAccepted)!);
   const firstAcceptedMs = Math.min(...acceptedAt.map((a) => a.atMs));
   const terminations = names.flatMap((s) => clock.terminationsBySession.get(s) ?? []);
   const lastTerminationMs = Math.max(...terminations);

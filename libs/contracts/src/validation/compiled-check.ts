@@ -56,10 +56,6 @@ const plans = new Map<unknown, ClassPlan | null>();
 
 /** True only if class-validator would find no error in `object` (its nested objects included). */
 export function passesCompiledCheck(object: object): boolean {
-  return checkObject(object);
-}
-
-function checkObject(object: object): boolean {
   const plan = planOf(object.constructor);
   if (plan === null || plan.unknown) return false;
   for (const key of Object.keys(object)) if (!plan.known.has(key)) return false;
@@ -112,7 +108,7 @@ function checkNested(value: unknown): boolean {
     for (const item of items) if (!checkNested(item)) return false;
     return true;
   }
-  return value instanceof Object && checkObject(value);
+  return value instanceof Object && passesCompiledCheck(value);
 }
 
 /** Arrays, sets and maps' values, as class-validator spreads them; undefined for anything else. */

@@ -58,12 +58,12 @@ export function validateData<T extends object>(
   const oversize = oversizeArrays(cls, plain);
   if (oversize.length > 0) return { ok: false, errors: boundedFieldErrors(oversize) };
   const value = plainToInstance(cls, plain);
-  // The compiled check says yes for valid records at a fraction of the cost; a "no" (or a
-  // cross-field error) is explained by class-validator below.
-  if (passesCompiledCheck(value) && crossCheckTree(value, '').length === 0)
-    return { ok: true, value };
+  const crossErrors = crossCheckTree(value, '');
+  // The compiled check says yes for valid records at a fraction of the cost; a "no" is
+  // explained by class-validator below.
+  if (passesCompiledCheck(value) && crossErrors.length === 0) return { ok: true, value };
   const errors = toFieldErrors(validateSync(value, VALIDATOR_OPTIONS));
-  errors.push(...crossCheckTree(value, ''));
+  errors.push(...crossErrors);
   return errors.length === 0
     ? { ok: true, value }
     : { ok: false, errors: boundedFieldErrors(errors) };
@@ -134,7 +134,7 @@ export function joinPath(parent: string, property: string | number): string {
  */
 function crossCheckTree(value: unknown, path: string): FieldError[] {
   const out: FieldError[] = [];
-  const keys: Array<string | number> = [];
+  const keys: string[] = [];
   const placeOf = () => keys.reduce<string>((parent, key) => joinPath(parent, key), path);
   const visit = (node: unknown): void => {
     if (typeof node !== 'object' || node === null) return;
