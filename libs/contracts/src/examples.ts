@@ -194,6 +194,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventType]: KpmEvent<K> } = {
       stages: [[UUID]],
       gracePeriodSeconds: 30,
       timeoutSeconds: 60,
+      progressTimeoutSeconds: 60,
     },
   }),
   [ProcessEventType.logsFetched]: buildEvent({

@@ -94,6 +94,28 @@ describe('parseRecord', () => {
       ]);
     });
 
+    it.each([
+      [-1, 'must not be negative'],
+      [1.5, 'must be a whole number of seconds'],
+      [86_401, 'must be at most 86400 seconds'],
+      ['60', 'must be a whole number of seconds'],
+    ])(
+      'refuses a kill.accepted whose progressTimeoutSeconds is %p, then takes the next',
+      (value, message) => {
+        const kill = EXAMPLE_EVENTS[ProcessEventType.killAccepted];
+        const bad = { ...kill, data: { ...kill.data, progressTimeoutSeconds: value } };
+        expect(invalid(parseRecord(json(bad))).errors).toEqual([
+          { path: 'progressTimeoutSeconds', message },
+        ]);
+        const next = parseRecord(json(kill));
+        expect(
+          next.ok &&
+            next.event.type === ProcessEventType.killAccepted &&
+            next.event.data.progressTimeoutSeconds,
+        ).toBe(60);
+      },
+    );
+
     it('names an unknown type at path type', () => {
       const result = invalid(parseRecord(json({ ...boot, type: 'daq.kpm.command.reboot.v1' })));
       expect(result.errors).toEqual([
