@@ -17,6 +17,10 @@ export interface HistoryRequest {
   partitions: readonly number[];
   /** Exclusive end per partition; `end` is the high watermark when the read starts. */
   until: 'end' | ReadonlyMap<number, string>;
+  /** First offset per partition (absent: the partition's beginning). */
+  from?: ReadonlyMap<number, string>;
+  /** Or only the last this many records before the end (compacted topics: fewer). */
+  last?: number;
 }
 
 export interface HistoryReadOptions {
@@ -78,7 +82,7 @@ async function startReading(
     fromBeginning: true,
   });
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
-    pauseUnwanted(consumer, payload.memberAssignment, targets),
+    startWanted(consumer, payload.memberAssignment, targets),
   );
   // Batches made only of transaction markers never reach eachBatch but still move the position.
   consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
@@ -93,7 +97,9 @@ async function startReading(
       // A batch is up to a MB of records: its handling gives the event loop a turn every slice.
       const slices = new EventLoopSlices();
       for (const message of batch.messages) {
-        if (BigInt(message.offset) >= target.end) break;
+        const offset = BigInt(message.offset);
+        if (offset >= target.end) break;
+        if (offset < target.start) continue; // never asked for (the seek is the fast way)
         records++;
         onRecord(toInboundRecord(batch.topic, batch.partition, message));
         // A failed heartbeat must not fail the batch: kafkajs would hand its records over again.
@@ -122,8 +128,11 @@ function resolveTargets(
         const known = offsets.find((o) => o.partition === partition);
         if (!known) throw new Error(`${request.topic} has no partition ${partition}`);
         const end = request.until === 'end' ? known.high : (request.until.get(partition) ?? '0');
+        const low = BigInt(known.low);
+        const fromLast = request.last === undefined ? 0n : BigInt(end) - BigInt(request.last);
+        const from = BigInt(request.from?.get(partition) ?? fromLast.toString());
         targets.set(CatchUp.key(request.topic, partition), {
-          start: BigInt(known.low),
+          start: from > low ? from : low,
           end: BigInt(end),
         });
       }
@@ -132,14 +141,29 @@ function resolveTargets(
   });
 }
 
-function pauseUnwanted(
+/**
+ * Pauses the partitions with nothing to read (not asked for, or already at their target) and
+ * seeks the others to their start. kafkajs emits GROUP_JOIN before its first fetch; the group
+ * has no offsets, so a rejoin seeks again, and a record handed out twice is below the target
+ * already read: harmless for a restore, whose steps are idempotent.
+ */
+function startWanted(
   consumer: Consumer,
   assignment: Record<string, number[]>,
   targets: Map<string, Target>,
 ): void {
   for (const [topic, partitions] of Object.entries(assignment)) {
-    const unwanted = partitions.filter((p) => !targets.has(CatchUp.key(topic, p)));
-    if (unwanted.length > 0) consumer.pause([{ topic, partitions: unwanted }]);
+    const wanted = (p: number) => {
+      const target = targets.get(CatchUp.key(topic, p));
+      return target !== undefined && target.end > target.start ? target : undefined;
+    };
+    const idle = partitions.filter((p) => !wanted(p));
+    if (idle.length > 0) consumer.pause([{ topic, partitions: idle }]);
+    for (const partition of partitions) {
+      const target = wanted(partition);
+      if (target && target.start > 0n)
+        consumer.seek({ topic, partition, offset: target.start.toString() });
+    }
   }
 }
 

@@ -57,9 +57,9 @@ export class PartitionOwner {
     if (outputs.length === 0 && !consumed) return;
     const tx = await this.producer.transaction();
     try {
-      if (outputs.length > 0) {
+      for (const request of produceRequests(outputs)) {
         const byTopic = new Map<string, TransactionalRecord[]>();
-        for (const record of outputs) {
+        for (const record of request) {
           const list = byTopic.get(record.topic);
           if (list) list.push(record);
           else byTopic.set(record.topic, [record]);
@@ -94,4 +94,32 @@ export class PartitionOwner {
       throw error;
     }
   }
+}
+
+/**
+ * Largest produce request of one transaction (brokers refuse requests over 100 MiB by default,
+ * and hold each in memory): a snapshot of hundreds of MiB goes in many.
+ */
+export const PRODUCE_REQUEST_BYTES = 8 * 1024 * 1024;
+
+/** The outputs cut into produce requests of at most `limit` bytes of values (a larger record alone). */
+export function produceRequests(
+  outputs: readonly TransactionalRecord[],
+  limit = PRODUCE_REQUEST_BYTES,
+): TransactionalRecord[][] {
+  const requests: TransactionalRecord[][] = [];
+  let current: TransactionalRecord[] = [];
+  let bytes = 0;
+  for (const record of outputs) {
+    const size = record.value === null ? 0 : Buffer.byteLength(record.value);
+    if (current.length > 0 && bytes + size > limit) {
+      requests.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(record);
+    bytes += size;
+  }
+  if (current.length > 0) requests.push(current);
+  return requests;
 }

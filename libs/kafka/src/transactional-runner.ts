@@ -42,6 +42,11 @@ export interface TransactionalRunnerOptions {
   onReadiness?: (ready: boolean, detail: string) => void;
 }
 
+/** Work queued on a partition: its records, given the partition's input positions. */
+export type PartitionWork = (
+  positions: ReadonlyMap<string, bigint>,
+) => TransactionalRecord[] | Promise<TransactionalRecord[]>;
+
 /** Why p's last transaction failed, and the input batch it carried, if any (not a timer's). */
 interface FailedTransaction {
   why: string;
@@ -118,17 +123,22 @@ export class TransactionalRunner {
     await Promise.all([...this.owners.keys()].map((p) => this.drop(p)));
   }
 
-  /** Runs `work` in p's order and publishes its records in a transaction of their own (timers). */
-  async submit(partition: number, work: () => TransactionalRecord[]): Promise<void> {
+  /**
+   * Runs `work` in p's order and publishes its records in a transaction of their own (timers,
+   * snapshots). `work` sees p's input positions: every input before them is applied and
+   * committed, none after them is. False when p is not (yet) restored here and nothing ran.
+   */
+  async submit(partition: number, work: PartitionWork): Promise<boolean> {
     const owner = this.owners.get(partition);
-    if (!owner?.restored) return; // the owner's restore re-arms what it needs
-    await owner.enqueue(async () => {
-      if (this.owners.get(partition) !== owner) return;
+    if (!owner?.restored) return false; // the owner's restore re-arms what it needs
+    return owner.enqueue(async () => {
+      if (this.owners.get(partition) !== owner) return false;
       try {
-        await owner.commit(this.options.groupId, work());
+        await owner.commit(this.options.groupId, await work(owner.next));
       } catch (error) {
         await this.fail(owner, error);
       }
+      return true;
     });
   }
 
