@@ -51,6 +51,11 @@ export class BootAggregate {
     return this.failed.size === 0;
   }
 
+  /** Every outcome so far, booted and failed (what a snapshot keeps). */
+  outcomes(): { booted: ProcessInstance[]; failed: ProcessBootFailed[] } {
+    return { booted: [...this.booted.values()], failed: [...this.failed.values()] };
+  }
+
   bootedInstances(): ProcessInstance[] {
     return this.processes.flatMap((p) => {
       const instance = this.booted.get(p.uuid);

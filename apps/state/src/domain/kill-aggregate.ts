@@ -27,6 +27,14 @@ export interface KillTiming {
 
 export type Reboot = { instance: ProcessInstance } | { failure: ProcessBootFailed };
 
+/** Where a kill's clock and restart stand beyond its targets: what a snapshot keeps. */
+export interface KillProgressState {
+  timing: KillTiming;
+  due: number;
+  progressAt: number;
+  reboot?: Reboot;
+}
+
 export class KillAggregate {
   private readonly targets = new Map<string, KillTarget>();
   private reboot?: Reboot;
@@ -103,6 +111,18 @@ export class KillAggregate {
   get done(): boolean {
     if (this.reboot && 'failure' in this.reboot) return true;
     return this.remaining === 0 && (this.kind !== 'restart' || this.reboot !== undefined);
+  }
+
+  progressState(): KillProgressState {
+    const { timing, due, progressAt, reboot } = this;
+    return reboot ? { timing, due, progressAt, reboot } : { timing, due, progressAt };
+  }
+
+  /** Back where a snapshot left it: the deadline as moved, and a restart's reboot. */
+  resumeProgress(state: Omit<KillProgressState, 'timing'>): void {
+    this.due = state.due;
+    this.progressAt = state.progressAt;
+    this.reboot = state.reboot;
   }
 
   targetList(): readonly KillTarget[] {

@@ -18,6 +18,11 @@ export class PodLineage {
     return true;
   }
 
+  /** The pods of `uuid`, in boot order. */
+  podsOf(uuid: string): readonly string[] {
+    return this.pods.get(uuid) ?? [];
+  }
+
   current(uuid: string): string | undefined {
     const pods = this.pods.get(uuid);
     return pods?.[pods.length - 1];

@@ -11,6 +11,15 @@ import { ProcessTable } from './process-table';
 import { RecentIds } from './recent-ids';
 import { TerminationLog } from './termination-log';
 
+/** All a book knows of one process uuid: what a snapshot keeps of it. */
+export interface ProcessRecord {
+  uuid: string;
+  /** Its pods, in boot order. */
+  pods: readonly string[];
+  terminations: readonly ProcessTerminated[];
+  row?: ProcessInstance;
+}
+
 /** Whether a fact was seen before, and the table row it changed (only when the table is live). */
 export interface BookEntry {
   fresh: boolean;
@@ -92,6 +101,37 @@ export class ProcessBook {
       return { uuid, podUid, ended: terminationOf(row) };
     }
     return { uuid, podUid };
+  }
+
+  /** Every uuid the book knows (table, pods, terminations), once each. */
+  *records(): Generator<ProcessRecord> {
+    const uuids = new Set([
+      ...this.table.uuids(),
+      ...this.lineage.uuids(),
+      ...this.terminations.uuids(),
+    ]);
+    for (const uuid of uuids) {
+      const row = this.table.get(uuid);
+      const pods = this.lineage.podsOf(uuid);
+      const terminations = this.terminations.ofUuid(uuid);
+      yield row ? { uuid, pods, terminations, row } : { uuid, pods, terminations };
+    }
+  }
+
+  /** Takes back a record of `records()`. */
+  restore(record: ProcessRecord): void {
+    if (record.row) this.table.load(record.row);
+    for (const podUid of record.pods) this.lineage.record(record.uuid, podUid);
+    for (const termination of record.terminations) this.terminations.add(termination);
+  }
+
+  /** Pods of flushed processes, least recently forgotten first. */
+  forgottenPods(): IterableIterator<string> {
+    return this.forgotten.values();
+  }
+
+  restoreForgotten(podUid: string): void {
+    this.forgotten.add(podUid);
   }
 
   private forget(uuid: string): void {

@@ -19,6 +19,10 @@ export class ProcessTable {
     return this.instances.get(uuid);
   }
 
+  uuids(): IterableIterator<string> {
+    return this.instances.keys();
+  }
+
   all(): ProcessInstance[] {
     return [...this.instances.values()];
   }

@@ -21,6 +21,11 @@ export class RecentIds {
     return this.ids.has(id);
   }
 
+  /** The ids, least recently added first (a snapshot keeps this order). */
+  values(): IterableIterator<string> {
+    return this.ids.values();
+  }
+
   add(id: string): void {
     this.ids.delete(id); // re-adding makes it the most recent
     this.ids.add(id);

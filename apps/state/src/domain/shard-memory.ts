@@ -59,12 +59,20 @@ export class ShardMemory {
   }
 
   complete(input: Omit<CompletionInput, 'completedAt'>): Effect[] {
-    this.completed.add(input.commandId);
-    this.boots.delete(input.commandId);
-    this.kills.delete(input.commandId);
-    this.early.delete(input.commandId);
+    this.answered(input.commandId);
     // Completions are published in a replay too: if the replay finds one due, it was never written.
     return completionEffects({ ...input, completedAt: this.clock() });
+  }
+
+  /**
+   * `commandId` is answered (here, or on `kpm.completions` as a restore reads it): its id is
+   * remembered and whatever was still open about it is forgotten.
+   */
+  answered(commandId: string): void {
+    this.completed.add(commandId);
+    this.boots.delete(commandId);
+    this.kills.delete(commandId);
+    this.early.delete(commandId);
   }
 
   settleBoot(boot: BootAggregate): Effect[] {
@@ -88,6 +96,11 @@ export class ShardMemory {
       if (this.early.size <= this.limits.heldCommands) break;
       this.early.delete(oldest);
     }
+  }
+
+  /** The held boot facts per command, oldest command first (what a snapshot keeps). */
+  heldFacts(): IterableIterator<[string, BootFact[]]> {
+    return this.early.entries();
   }
 
   get heldCommands(): number {

@@ -26,12 +26,14 @@ import { describeOpen, type OpenCommand } from './open-commands';
 import type { ProcessTable } from './process-table';
 import type { ShardLimits } from './shard-limits';
 import { ShardMemory, type Clock } from './shard-memory';
+import { snapshotEntries, SnapshotLoader, type SnapshotEntry } from './shard-snapshot';
 import { answerPs, flushDead, type ProcessDirectory, type TableCommand } from './table-commands';
 
 export type { Clock } from './shard-memory';
 export type { OpenCommand } from './open-commands';
 export type { ProcessDirectory } from './table-commands';
 export { shardLimits, type ShardLimits } from './shard-limits';
+export type { SnapshotEntry, SnapshotLoader } from './shard-snapshot';
 
 export class StateShard {
   private readonly memory: ShardMemory;
@@ -53,8 +55,21 @@ export class StateShard {
     this.memory.beginRestore();
   }
 
+  /** A completion read back from `kpm.completions`: the command is answered, nothing of it stays open. */
   markCompleted(commandId: string): void {
-    this.memory.completed.add(commandId);
+    this.memory.answered(commandId);
+  }
+
+  /** Takes back a snapshot's entries, before the facts after it are replayed. */
+  snapshotLoader(): SnapshotLoader {
+    return new SnapshotLoader(this.memory);
+  }
+
+  // ---- snapshots -------------------------------------------------------------------------
+
+  /** What the shard remembers, as entries a restore takes back (shard-snapshot.ts). */
+  snapshot(): Generator<SnapshotEntry> {
+    return snapshotEntries(this.memory);
   }
 
   /** Live again; returns the completions whose deadline passed while nobody owned the shard. */
