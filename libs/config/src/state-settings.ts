@@ -27,6 +27,26 @@ export class StateConfig {
   @Max(3_600_000)
   restoreTimeoutMs = 300_000;
 
+  /**
+   * A shard writes its snapshot (docs/design.md §9.4) after this many input records since the
+   * last one, or as many as that snapshot had entries if more: a restore replays at most about
+   * that many records after the snapshot.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(10_000_000)
+  snapshotEveryRecords = 5_000;
+
+  /**
+   * ...and at the latest this long after the first record since the last snapshot. Keep it well
+   * under `delete.retention.ms` of `kpm.processes` (1 day), so a flush's tombstone is still
+   * there for a restore from the snapshot before it.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(21_600)
+  snapshotIntervalSeconds = 300;
+
   /** Completions kept in memory for `GET /v1/commands/:id` (older ones are on kpm.completions). */
   @IsInt()
   @Min(10)
@@ -65,6 +85,8 @@ export const STATE_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]
   ['KPM_STATE_TRANSACTION_TIMEOUT_MS', 'state.transactionTimeoutMs', Number],
   ['KPM_STATE_SESSION_TIMEOUT_MS', 'state.sessionTimeoutMs', Number],
   ['KPM_STATE_RESTORE_TIMEOUT_MS', 'state.restoreTimeoutMs', Number],
+  ['KPM_STATE_SNAPSHOT_EVERY_RECORDS', 'state.snapshotEveryRecords', Number],
+  ['KPM_STATE_SNAPSHOT_INTERVAL_SECONDS', 'state.snapshotIntervalSeconds', Number],
   ['KPM_STATE_COMPLETION_CACHE_SIZE', 'state.completionCacheSize', Number],
   ['KPM_STATE_COMPLETION_CACHE_PROCESSES', 'state.completionCacheProcesses', Number],
   ['KPM_STATE_COMPLETED_COMMANDS_KEPT', 'state.completedCommandsKept', Number],

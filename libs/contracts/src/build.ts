@@ -70,6 +70,8 @@ export function recordKey(event: KpmEvent): string | null {
       return (event.data as { uuid: string }).uuid;
     case 'original-key':
       return (event.data as { key?: string }).key ?? null;
+    case 'shard': // no CloudEvent goes to a snapshot topic
+      return null;
   }
 }
 

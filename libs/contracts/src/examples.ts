@@ -18,7 +18,7 @@ import type { ProcessInstance } from './facts/process-instance';
 import { deadLetterEventId, eventId, processUuid, terminationEventId } from './ids';
 import { broadcastText } from './outcomes/broadcast';
 import type { KpmEvent } from './registry';
-import type { TopicId } from './topics';
+import type { PublicTopicId } from './topics';
 
 const SESSION = 'session-a';
 const USER = 'alice';
@@ -297,7 +297,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventType]: KpmEvent<K> } = {
 };
 
 /** The example of each topic written to `examples/records/<topic>.json` for the README. */
-export const EXAMPLE_RECORD_TYPES: Readonly<Record<TopicId, EventType>> = {
+export const EXAMPLE_RECORD_TYPES: Readonly<Record<PublicTopicId, EventType>> = {
   commands: CommandType.boot,
   'process-events': ProcessEventType.processBooted,
   terminations: TerminationType.processTerminated,

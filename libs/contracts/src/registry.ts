@@ -36,7 +36,7 @@ import { ProcessTerminated } from './facts/termination';
 import { Broadcast } from './outcomes/broadcast';
 import { CommandCompleted } from './outcomes/completion';
 import { DeadLetter } from './outcomes/dead-letter';
-import type { TopicId } from './topics';
+import type { PublicTopicId as TopicId } from './topics';
 import type { ContractClass } from './validation/validate';
 
 /** The data class of every type. */

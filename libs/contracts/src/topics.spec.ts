@@ -22,6 +22,7 @@ describe('topics', () => {
       'kpm.broadcast',
       'kpm.processes',
       'kpm.dead-letters',
+      'kpm.state-snapshots',
     ]);
     expect(specs.every((s) => s.numPartitions === 6)).toBe(true);
     expect(config('kpm.commands')).toEqual({
@@ -34,6 +35,10 @@ describe('topics', () => {
     expect(config('kpm.processes')).toEqual({
       'cleanup.policy': 'compact',
       'max.message.bytes': String(MAX_RECORD_BYTES),
+    });
+    expect(config('kpm.state-snapshots')).toMatchObject({
+      'cleanup.policy': 'compact',
+      'segment.ms': String(DAY / 24),
     });
     expect(TOPICS.processes.key).toBe('process-uuid');
     expect(TOPICS['dead-letters'].key).toBe('original-key');

@@ -15,8 +15,10 @@ export const DEFAULT_PARTITIONS = 6;
  */
 export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 
+/** The topics clients use: kpm's public contract (AsyncAPI). */
 export const TOPIC_IDS = [
   'commands',
   'process-events',
@@ -26,10 +28,16 @@ export const TOPIC_IDS = [
   'processes',
   'dead-letters',
 ] as const;
-export type TopicId = (typeof TOPIC_IDS)[number];
+/**
+ * Topics only a kpm service reads and writes, in a format of its own (not CloudEvents): created
+ * and granted like the others, left out of the AsyncAPI.
+ */
+export const INTERNAL_TOPIC_IDS = ['state-snapshots'] as const;
+export type PublicTopicId = (typeof TOPIC_IDS)[number];
+export type TopicId = PublicTopicId | (typeof INTERNAL_TOPIC_IDS)[number];
 
 /** What a topic's record key is: the session, a process uuid, or the failed record's own key. */
-export type TopicKeyKind = 'session' | 'process-uuid' | 'original-key';
+export type TopicKeyKind = 'session' | 'process-uuid' | 'original-key' | 'shard';
 
 export interface TopicDefinition {
   id: TopicId;
@@ -37,6 +45,8 @@ export interface TopicDefinition {
   cleanupPolicy: 'delete' | 'compact';
   /** `retention.ms` for delete topics; compacted topics keep the latest value per key forever. */
   retentionMs?: number;
+  /** Further topic configs (e.g. how soon a compacted topic is cleaned). */
+  config?: Readonly<Record<string, string>>;
   description: string;
 }
 
@@ -90,6 +100,21 @@ export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
     retentionMs: 30 * DAY_MS,
     description: 'Records a consumer could not parse as CloudEvents, with their raw bytes.',
   },
+  'state-snapshots': {
+    id: 'state-snapshots',
+    key: 'shard',
+    cleanupPolicy: 'compact',
+    // A restore reads the whole partition: segments roll and are cleaned within the hour, so
+    // what it reads stays near the size of the last snapshot.
+    config: {
+      'segment.ms': String(HOUR_MS),
+      'max.compaction.lag.ms': String(HOUR_MS),
+      'min.cleanable.dirty.ratio': '0.1',
+      'delete.retention.ms': String(HOUR_MS),
+    },
+    description:
+      "The state service's snapshot of each shard (partition p holds shard p's): a restore loads the last one and replays only the facts after it.",
+  },
 };
 
 /** `topicName('commands')` → `kpm.commands`; `topicName('commands', 'test1')` → `test1.commands`. */
@@ -119,7 +144,7 @@ export interface TopicLayout {
 export function topicSpecs(options: TopicLayout = {}): TopicSpec[] {
   const partitions = options.partitions ?? DEFAULT_PARTITIONS;
   const { replicationFactor, minInsyncReplicas } = options;
-  return TOPIC_IDS.map((id) => {
+  return [...TOPIC_IDS, ...INTERNAL_TOPIC_IDS].map((id) => {
     const t = TOPICS[id];
     const configEntries = [
       { name: 'cleanup.policy', value: t.cleanupPolicy },
@@ -128,6 +153,7 @@ export function topicSpecs(options: TopicLayout = {}): TopicSpec[] {
     if (t.retentionMs !== undefined) {
       configEntries.push({ name: 'retention.ms', value: String(t.retentionMs) });
     }
+    for (const [name, value] of Object.entries(t.config ?? {})) configEntries.push({ name, value });
     if (minInsyncReplicas !== undefined) {
       configEntries.push({ name: 'min.insync.replicas', value: String(minInsyncReplicas) });
     }

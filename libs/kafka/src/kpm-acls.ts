@@ -57,9 +57,18 @@ const NEEDS: Record<KpmRole, RoleNeeds> = {
       'dead-letters',
       'completions',
       'processes',
+      'state-snapshots',
     ],
     // commands: a command on the wrong partition is forwarded; the dashboard asks for logs.
-    writes: ['commands', 'completions', 'broadcast', 'processes', 'dead-letters'],
+    // state-snapshots: no other principal may write them, a restore trusts them (§9.4).
+    writes: [
+      'commands',
+      'completions',
+      'broadcast',
+      'processes',
+      'dead-letters',
+      'state-snapshots',
+    ],
     groups: ['state'],
     transactions: true,
   },

@@ -2,10 +2,10 @@
  * The state service's coordinator: one StateShard per owned partition number, restored from
  * Kafka when the partition is assigned (ShardRestore) and fed batch by batch by the
  * TransactionalRunner (ShardInput), whose transactions publish the shard's effects together with
- * the consumed offsets. Kill deadlines fire through DeadlineTimers; `ps` asks the
- * ProcessDirectory.
+ * the consumed offsets. Kill deadlines fire through DeadlineTimers, snapshots are written by
+ * ShardSnapshots; `ps` asks the ProcessDirectory.
  */
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { withTrace } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import {
@@ -26,10 +26,11 @@ import { EffectRecords } from './effect-records';
 import { ProcessDirectory } from './process-directory';
 import { ShardInput, type ShardStep } from './shard-input';
 import { ShardRestore } from './shard-restore';
+import { ShardSnapshots } from './shard-snapshots';
 import { StateMetrics } from './state-metrics';
 
 @Injectable()
-export class StateCoordinator implements PartitionStateHandler {
+export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy {
   private readonly logger = new Logger(StateCoordinator.name);
   private readonly shards = new Map<number, StateShard>();
   private readonly records: EffectRecords;
@@ -37,6 +38,7 @@ export class StateCoordinator implements PartitionStateHandler {
   private readonly timers: DeadlineTimers;
   private readonly input: ShardInput;
   private readonly restorer: ShardRestore;
+  private readonly snapshots: ShardSnapshots;
   private readonly operators: readonly string[];
   private readonly traces: CommandTraces;
   private readonly limits: ShardLimits;
@@ -59,6 +61,12 @@ export class StateCoordinator implements PartitionStateHandler {
     );
     this.input = new ShardInput(settings, groupId);
     this.restorer = new ShardRestore(settings, kafka, groupId);
+    this.snapshots = new ShardSnapshots(
+      settings,
+      kafka,
+      (p) => this.shards.get(p),
+      () => metrics.snapshots.inc(),
+    );
     this.limits = shardLimits(settings.state);
     this.traces = new CommandTraces(settings.state.completedCommandsKept);
     metrics.observeShards(() => [...this.shards.values()]);
@@ -67,6 +75,11 @@ export class StateCoordinator implements PartitionStateHandler {
   /** The runner whose transactions publish timer-driven completions. */
   attach(runner: TransactionalRunner): void {
     this.timers.attach(runner);
+    this.snapshots.attach(runner);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.snapshots.close();
   }
 
   owned(): number[] {
@@ -86,23 +99,25 @@ export class StateCoordinator implements PartitionStateHandler {
     committed: CommittedOffsets,
   ): Promise<Map<number, TransactionalRecord[]>> {
     const started = Date.now();
-    const shards = new Map(
-      partitions.map((p) => [
-        p,
-        new StateShard(Date.now, (q) => this.directory.select(q), this.operators, this.limits),
-      ]),
+    const { shards, effects, snapshots, replayed, steps } = await this.restorer.run(
+      partitions,
+      committed,
+      () => new StateShard(Date.now, (q) => this.directory.select(q), this.operators, this.limits),
     );
-    const effects = await this.restorer.run(shards, committed);
     const first = new Map<number, TransactionalRecord[]>();
     for (const [p, shard] of shards) {
       this.shards.set(p, shard);
       first.set(p, this.publish(p, effects.get(p)!));
       this.timers.arm(p);
+      this.snapshots.restored(p, snapshots.get(p), replayed.get(p)!);
     }
     const seconds = (Date.now() - started) / 1000;
     this.metrics.restoreSeconds.observe(seconds);
+    const facts = [...replayed.values()].reduce((a, b) => a + b, 0);
+    this.metrics.restoreReplayed.inc(facts);
     this.logger.log(
-      `restored partitions [${partitions.join(', ')}] in ${seconds.toFixed(2)} s: ` +
+      `restored partitions [${partitions.join(', ')}] in ${seconds.toFixed(2)} s ` +
+        `(${snapshots.size} from a snapshot, ${facts} facts replayed; ${steps}): ` +
         [...shards.values()]
           .map((s) => `${s.table.size} processes/${s.openCommands().length} open`)
           .join(', '),
@@ -120,6 +135,7 @@ export class StateCoordinator implements PartitionStateHandler {
       out.push(...this.publishTraced(partition, step));
     }
     this.timers.arm(partition);
+    this.snapshots.applied(partition, records.length);
     return out;
   }
 
@@ -127,6 +143,7 @@ export class StateCoordinator implements PartitionStateHandler {
     this.shards.delete(partition);
     this.traces.release(partition);
     this.timers.clear(partition);
+    this.snapshots.release(partition);
   }
 
   /** What a record caused carries its command's trace, else the record's (docs/design.md §3.4). */

@@ -10,6 +10,8 @@ export class StateMetrics {
   readonly completions: Counter<'status' | 'command'>;
   readonly terminations: Counter;
   readonly restoreSeconds: Histogram;
+  readonly restoreReplayed: Counter;
+  readonly snapshots: Counter;
   private shards: () => StateShard[] = () => [];
 
   constructor(@Inject(Registry) registry: Registry) {
@@ -28,6 +30,16 @@ export class StateMetrics {
       name: 'kpm_state_restore_seconds',
       help: 'Time to restore assigned partitions from Kafka',
       buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers: [registry],
+    });
+    this.restoreReplayed = new Counter({
+      name: 'kpm_state_restore_replayed_facts_total',
+      help: 'Fact records replayed by restores (after the snapshots where there were some)',
+      registers: [registry],
+    });
+    this.snapshots = new Counter({
+      name: 'kpm_state_snapshots_total',
+      help: 'Shard snapshots handed to their transaction on kpm.state-snapshots',
       registers: [registry],
     });
     const shards = () => this.shards();

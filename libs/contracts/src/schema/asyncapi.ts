@@ -14,7 +14,7 @@ import {
   MAX_RECORD_BYTES,
   TOPIC_IDS,
   TOPICS,
-  type TopicId,
+  type PublicTopicId as TopicId,
   type TopicKeyKind,
 } from '../topics';
 import { classSchemas, envelopeSchema, reachableSchemas, type JsonSchema } from './json-schemas';
@@ -151,6 +151,7 @@ const KEY_DESCRIPTIONS: Record<TopicKeyKind, string> = {
   session: 'The session (equal to the CloudEvent subject).',
   'process-uuid': 'The process uuid.',
   'original-key': "The dead-lettered record's own key, if it had one.",
+  shard: 'The shard (partition number) and part of a state snapshot.',
 };
 
 function channel(id: TopicId): JsonSchema {
