@@ -21,13 +21,14 @@ import {
   type ProcessInstance,
   type ProcessQuery,
 } from '@kpm/contracts';
-import { backoffDelay, delay } from '@kpm/common';
+import { backoffDelay, delay, EventLoopSlices } from '@kpm/common';
 import { KpmSettings } from '@kpm/config';
 import { TopicFollower, type InboundRecord, type KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
 import { byName } from '../domain/process-table';
 import { instanceMatcher } from '../domain/query-match';
 import { SHARD_HEADER } from '../kafka/effect-records';
+import { CatchUpBuffer } from './catch-up-buffer';
 import { CompletionCache } from './completion-cache';
 
 export type ViewEventKind = 'completion' | 'termination' | 'broadcast';
@@ -67,6 +68,9 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private follower?: TopicFollower;
   /** Partitions of the history topics still being read; undefined until the read started. */
   private catchingUp?: number;
+  /** History kept unparsed until the read ends; undefined once it is applied. */
+  private buffer?: CatchUpBuffer;
+  private applying = false;
   private closed = false;
 
   constructor(
@@ -77,10 +81,11 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     readiness.expect(PART);
     const { completionCacheSize, completionCacheProcesses } = settings.state;
     this.completions = new CompletionCache(completionCacheSize, completionCacheProcesses);
+    this.buffer = new CatchUpBuffer(completionCacheSize);
   }
 
   get caughtUp(): boolean {
-    return this.catchingUp === 0;
+    return this.catchingUp === 0 && this.buffer === undefined;
   }
 
   /** Starts following in the background: the HTTP API answers (not ready) while it catches up. */
@@ -149,6 +154,12 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private take(record: InboundRecord): void {
     const id = topicId(record.topic);
+    if (this.buffer && id === 'processes') return this.buffer.row(record);
+    if (this.buffer && id === 'completions') return this.buffer.completion(record);
+    this.apply(id, record);
+  }
+
+  private apply(id: string, record: InboundRecord): void {
     if (id === 'processes') return this.takeProcess(record);
     const parsed = parseRecord(record.value, {
       topic: record.topic,
@@ -187,6 +198,10 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private reportCatchUp(remaining: number): void {
     this.catchingUp = remaining;
+    if (remaining === 0 && this.buffer) {
+      if (!this.applying) void this.applyBuffer(this.buffer);
+      return;
+    }
     if (this.caughtUp) {
       this.readiness.set(
         PART,
@@ -199,6 +214,24 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     } else {
       this.readiness.set(PART, false, `reading ${remaining} partitions`);
     }
+  }
+
+  /**
+   * The history read, parsed now: only what survived (latest rows, last completions), a turn of
+   * the event loop every slice. Records that come meanwhile are kept and applied in order.
+   */
+  private async applyBuffer(buffer: CatchUpBuffer): Promise<void> {
+    this.applying = true;
+    this.readiness.set(PART, false, `applying ${buffer.size} records of the history`);
+    const slices = new EventLoopSlices();
+    while (buffer.size > 0) {
+      for (const record of buffer.drain()) {
+        this.apply(topicId(record.topic), record);
+        await slices.next();
+      }
+    }
+    this.buffer = undefined;
+    this.reportCatchUp(0);
   }
 }
 
