@@ -29,13 +29,13 @@ interface Options {
 }
 
 const USAGE =
-  'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--lag-pods 500] [--restore 1000,5000,10000|none] [--burst 12x1000|none] [--out dir]';
+  'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--lag-pods 500] [--restore 1000,10000,50000|none] [--burst 12x1000|none] [--out dir]';
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
     sizes: [100, 1000, 5000],
     lagPods: 500,
-    restore: [1000, 5000, 10000],
+    restore: [1000, 10000, 50000],
     burst: { sessions: 12, size: 1000 },
     out: join(__dirname, '..', 'results'),
   };
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     // after their terminates complete, which would slow a restore measured next.
     const { burst: shape } = options;
     const burst = shape ? await measureSessionBurst(run, shape.sessions, shape.size) : undefined;
-    log(`  ${JSON.stringify(burst)}`);
+    if (burst) log(`  ${JSON.stringify(burst)}`);
     const results: E2eResults = {
       machine: machine(),
       measuredAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),

@@ -126,7 +126,12 @@ export function lagPlot(lag: LagResult): TopLevelSpec {
 /** Restore time against the records in the history, with the goal's rate as a line. */
 export function restorePlot(points: readonly RestorePoint[]): TopLevelSpec {
   const values = points.flatMap((p) => [
-    { records: p.records, seconds: p.seconds, series: 'kpm state: restore on start' },
+    { records: p.records, seconds: p.seconds, series: 'kpm state: restore from its snapshot' },
+    {
+      records: p.records,
+      seconds: p.wholeSeconds,
+      series: 'kpm state: whole history (no usable snapshot)',
+    },
     {
       records: p.records,
       seconds: p.records / GOALS.restoreRecordsPerSecond,

@@ -74,19 +74,33 @@ export function lagTable(lag: LagResult): string {
   );
 }
 
-/** Records replayed per second of restore. */
+/** Records of history restored per second (from the snapshot: the rate it amounts to). */
 export function restoreRate(point: RestorePoint): number {
   return point.records / point.seconds;
 }
 
 export function restoreTable(points: readonly RestorePoint[]): string {
   return table(
-    ['processes in history', 'records', 'restore s', 'records/s', 'state RSS after MB'],
+    [
+      'processes in history',
+      'records',
+      'from snapshot s',
+      'facts replayed',
+      'records/s',
+      'whole history s',
+      'facts replayed',
+      'records/s',
+      'state RSS after MB',
+    ],
     points.map((p) => [
       String(p.processes),
       p.records.toLocaleString('en-US'),
       p.seconds.toFixed(2),
+      p.replayed.toLocaleString('en-US'),
       ms(restoreRate(p)),
+      p.wholeSeconds.toFixed(2),
+      p.wholeReplayed.toLocaleString('en-US'),
+      ms(p.records / p.wholeSeconds),
       String(p.rssMb),
     ]),
   );
@@ -167,11 +181,19 @@ export function goalsTable(results: E2eResults): string {
   }
   const largest = results.restore?.[results.restore.length - 1];
   if (largest) {
-    rows.push([
-      `restore ≥ ${GOALS.restoreRecordsPerSecond.toLocaleString('en-US')} records/s (${largest.records.toLocaleString('en-US')} records)`,
-      `${ms(restoreRate(largest))} records/s`,
-      met(restoreRate(largest) >= GOALS.restoreRecordsPerSecond),
-    ]);
+    const records = largest.records.toLocaleString('en-US');
+    rows.push(
+      [
+        `restore ≥ ${GOALS.restoreRecordsPerSecond.toLocaleString('en-US')} records/s of history (${records} records)`,
+        `${ms(restoreRate(largest))} records/s`,
+        met(restoreRate(largest) >= GOALS.restoreRecordsPerSecond),
+      ],
+      [
+        `restore of ${records} records ≤ ${GOALS.restoreSeconds} s`,
+        `${largest.seconds.toFixed(2)} s`,
+        met(largest.seconds <= GOALS.restoreSeconds),
+      ],
+    );
   }
   if (results.burst) rows.push(...burstGoals(results.burst));
   return table(['goal', 'measured', 'verdict'], rows);

@@ -32,7 +32,7 @@ export class StateBench {
 
   constructor(
     private readonly prefix: string,
-    private readonly read: Array<'completions' | 'broadcast' | 'processes'>,
+    private readonly read: Array<'completions' | 'broadcast' | 'processes' | 'state-snapshots'>,
   ) {}
 
   async start(): Promise<this> {

@@ -1,4 +1,5 @@
 import { ServiceProcess } from './service-process';
+import { metricValue } from './metrics';
 
 /**
  * The watcher as a child process (a ServiceProcess named for its replica), with what the
@@ -42,18 +43,7 @@ export class WatcherProcess {
   /** A metric's value (summed over the label sets matching `labels`), or undefined. */
   async metric(name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
     const text = await (await this.get('/metrics'))?.text();
-    if (!text) return undefined;
-    let total: number | undefined;
-    for (const line of text.split('\n')) {
-      const match = /^([a-z_:]+)(\{[^}]*\})? (\S+)$/.exec(line);
-      if (!match || match[1] !== name) continue;
-      const set = match[2] ?? '';
-      if (!Object.entries(labels).every(([key, value]) => set.includes(`${key}="${value}"`))) {
-        continue;
-      }
-      total = (total ?? 0) + Number(match[3]);
-    }
-    return total;
+    return text ? metricValue(text, name, labels) : undefined;
   }
 
   kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
