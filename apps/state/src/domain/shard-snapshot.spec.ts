@@ -1,4 +1,4 @@
-import { CommandType, type KpmEvent } from '@kpm/contracts';
+import { CommandType, TerminationType, type KpmEvent } from '@kpm/contracts';
 import {
   bootAccepted,
   booted,
@@ -47,7 +47,19 @@ function written(shard: StateShard): SnapshotEntry[] {
   return [...shard.snapshot()].map((e) => JSON.parse(JSON.stringify(e)) as SnapshotEntry);
 }
 
-/** A new shard restored from `entries`, then from what was published after them, then `tail`. */
+const isTermination = (step: Step) =>
+  typeof step !== 'number' && step.type === TerminationType.processTerminated;
+
+/** A restore replays the facts read (kpm.process-events), then the terminations (shard-restore). */
+const inRestoreOrder = (steps: Step[]) => [
+  ...steps.filter((s) => typeof s !== 'number' && !isTermination(s)),
+  ...steps.filter(isTermination),
+];
+
+/**
+ * A new shard restored from `entries`, then from what was published after them, then `tail` in
+ * the order a restore replays it.
+ */
 function restored(entries: SnapshotEntry[], publishedAfter: Effect[], tail: Step[], now: number) {
   const fed = new Fed();
   fed.now = now;
@@ -60,7 +72,7 @@ function restored(entries: SnapshotEntry[], publishedAfter: Effect[], tail: Step
     if (e.kind === 'process') fed.shard.table.load(e.instance);
     if (e.kind === 'tombstone') fed.shard.table.forget(e.uuid);
   }
-  for (const step of tail) if (typeof step !== 'number') fed.step(step);
+  for (const step of inRestoreOrder(tail)) fed.step(step);
   fed.effects.push(...fed.shard.endRestore());
   return fed;
 }
