@@ -33,8 +33,9 @@ import { entriesOf, SnapshotCollector, type StoredSnapshot } from './snapshot-re
 /** Longest stretch of replay between two turns of the event loop. */
 export const SLICE_MS = 20;
 /**
- * Records read first from the end of a snapshot partition: the last head and a snapshot of up to
- * 3 parts (a larger one is read again from its first part).
+ * Offsets read first from the end of a snapshot partition: the commit marker of the last
+ * snapshot's transaction (it takes an offset), its head and up to 2 parts (or tombstones) before
+ * it; a longer snapshot is read again from its first part.
  */
 const SNAPSHOT_TAIL = 4;
 
