@@ -1,9 +1,20 @@
 // globalSetup runs outside jest's module mapper: resolve @kpm/* through tsconfig's paths.
 import 'tsconfig-paths/register';
-import { defaultStack } from '../../libs/stack/src';
+import { defaultStack, readStackEnv } from '../../libs/stack/src';
 
-/** Integration tests run against the real local stack; bring it up once (idempotent, fast when warm). */
+/**
+ * Integration tests run against the real local stack; bring it up once (idempotent, fast when
+ * warm). KPM_TEST_STACK=reuse takes the stack that runs as it is, from its `stack.env` (under
+ * KPM_HOME), and starts or restarts nothing: for checkouts that share one running stack.
+ */
 export default async function globalSetup(): Promise<void> {
+  if (process.env.KPM_TEST_STACK === 'reuse') {
+    const env = readStackEnv();
+    if (!env.KPM_KAFKA_BROKERS)
+      throw new Error('KPM_TEST_STACK=reuse, but no stack.env names a broker: run kpm stack up');
+    Object.assign(process.env, env);
+    return;
+  }
   const env = await defaultStack().up((message) => process.stdout.write(`[stack] ${message}\n`));
   Object.assign(process.env, env);
 }
