@@ -25,6 +25,22 @@ describe('failureOf', () => {
     ],
     ['401', apiError(401, 'Unauthorized'), { kind: 'forbidden', status: 401 }],
     ['403', apiError(403, 'Forbidden'), { kind: 'forbidden', status: 403 }],
+    [
+      "403 while the namespace's default ServiceAccount is not yet created",
+      new ApiException(
+        403,
+        'failed',
+        JSON.stringify({
+          kind: 'Status',
+          reason: 'Forbidden',
+          message:
+            'pods "ru-01" is forbidden: error looking up service account run-7/default: serviceaccount "default" not found',
+        }),
+        {},
+      ),
+      { kind: 'retryable', status: 403, reason: 'Forbidden' },
+    ],
+    ['403 naming another lookup', apiError(403, 'Forbidden'), { kind: 'forbidden', status: 403 }],
     ['429', apiError(429, 'TooManyRequests'), { kind: 'retryable', status: 429 }],
     ['500', apiError(500, 'InternalError'), { kind: 'retryable', status: 500 }],
     ['503', apiError(503, 'ServiceUnavailable'), { kind: 'retryable', status: 503 }],

@@ -57,6 +57,8 @@ export function classifyKubeError(error: unknown): KubeFailure {
       message,
     };
   }
+  if (isServiceAccountNotYetCreated(status, message))
+    return { kind: 'retryable', status, reason, message };
   const kind: KubeFailureKind =
     status === 404
       ? 'not-found'
@@ -72,6 +74,15 @@ export function classifyKubeError(error: unknown): KubeFailure {
                 ? 'retryable'
                 : 'other';
   return { kind, status, reason, message };
+}
+
+/**
+ * The ServiceAccount admission plugin refuses a pod while its namespace's `default` account is
+ * not yet created (it waits about 2 s for the controller first): true of a namespace created a
+ * moment ago, and passing once the controller has caught up.
+ */
+function isServiceAccountNotYetCreated(status: number, message: string): boolean {
+  return status === 403 && /error looking up service account .*not found/.test(message);
 }
 
 function statusOf(error: unknown): number | undefined {

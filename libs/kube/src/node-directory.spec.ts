@@ -1,11 +1,12 @@
-import type { V1Node, V1NodeList } from '@kubernetes/client-node';
+import type { V1Node, V1NodeList, V1Taint } from '@kubernetes/client-node';
 import { NodeDirectory } from './node-directory';
 
-const node = (name: string, ready: boolean, unschedulable = false): V1Node => ({
+const node = (name: string, ready: boolean, unschedulable = false, taints?: V1Taint[]): V1Node => ({
   metadata: { name },
-  spec: { unschedulable },
+  spec: { unschedulable, taints },
   status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
 });
+const reserved: V1Taint = { key: 'real.kpm.daq/node', value: 'true', effect: 'NoSchedule' };
 
 function fakeCore(nodes: V1Node[]) {
   const core = {
@@ -28,6 +29,30 @@ describe('NodeDirectory', () => {
     expect(await directory.check('c')).toEqual({ name: 'c', usable: false, reason: 'cordoned' });
     expect(await directory.check('zz')).toMatchObject({ reason: 'not part of the cluster' });
     expect(await directory.describe()).toBe('a (usable), b (not ready), c (cordoned)');
+  });
+
+  it.each([
+    { taint: reserved, tainted: true },
+    { taint: { ...reserved, effect: 'NoExecute' }, tainted: true },
+    { taint: { ...reserved, effect: 'PreferNoSchedule' }, tainted: false },
+    { taint: { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }, tainted: false },
+    { taint: { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }, tainted: false },
+  ])('keeps a node with $taint.key $taint.effect for those naming it: $tainted', async (row) => {
+    const core = fakeCore([node('a', true), node('r', true, false, [row.taint])]);
+    const directory = new NodeDirectory(core, { expiryMs: 1000 });
+    expect(await directory.check('r')).toMatchObject({ usable: true });
+    expect((await directory.check('r')).taints).toEqual(row.tainted ? [row.taint] : undefined);
+    expect(await directory.usableNodes()).toEqual(row.tainted ? ['a'] : ['a', 'r']);
+  });
+
+  it('never chooses a tainted node for a process that names no host', async () => {
+    const core = fakeCore([node('a', true), node('r', true, false, [reserved])]);
+    const directory = new NodeDirectory(core, { expiryMs: 1000 });
+    const chosen = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => directory.choose(`uuid-${i}`)),
+    );
+    expect(new Set(chosen)).toEqual(new Set(['a']));
+    expect(await directory.describe()).toBe('a (usable), r (usable when named, tainted)');
   });
 
   it('lists the nodes once per expiry, also under concurrent checks', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Node, V1Taint } from '@kubernetes/client-node';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 
 /** Whether pods may be placed on a node, and why not. */
@@ -8,6 +8,11 @@ export interface NodeVerdict {
   usable: boolean;
   /** `not ready`, `cordoned` or `not part of the cluster` when not usable. */
   reason?: string;
+  /**
+   * The node's taints that keep pods off it (NoSchedule, NoExecute), but those of the node
+   * lifecycle, which Ready already tells: the node is only for processes that name it.
+   */
+  taints?: V1Taint[];
 }
 
 export interface NodeDirectoryOptions {
@@ -45,18 +50,19 @@ export class NodeDirectory {
     return verdicts.get(host) ?? { name: host, usable: false, reason: 'not part of the cluster' };
   }
 
-  /** Every usable node, sorted by name. */
+  /** Every usable node that is not tainted, sorted by name: the nodes for anyone. */
   async usableNodes(): Promise<string[]> {
     const { verdicts } = await this.current();
     return [...verdicts.values()]
-      .filter((v) => v.usable)
+      .filter((v) => v.usable && !v.taints)
       .map((v) => v.name)
       .sort();
   }
 
   /**
-   * A usable node for a process without allowed hosts, spread by hashing `key` (the process
-   * uuid), so a redelivered boot picks the same node again. Undefined when none is usable.
+   * A usable, untainted node for a process without allowed hosts, spread by hashing `key` (the
+   * process uuid), so a redelivered boot picks the same node again. Undefined when none is usable.
+   * A tainted node takes only the processes that name it in their allowed hosts.
    */
   async choose(key: string): Promise<string | undefined> {
     const nodes = await this.usableNodes();
@@ -69,7 +75,8 @@ export class NodeDirectory {
   async describe(): Promise<string> {
     const { verdicts } = await this.current();
     const parts = [...verdicts.values()].map(
-      (v) => `${v.name} (${v.usable ? 'usable' : v.reason})`,
+      (v) =>
+        `${v.name} (${v.usable ? (v.taints ? 'usable when named, tainted' : 'usable') : v.reason})`,
     );
     return parts.sort().join(', ') || 'no nodes';
   }
@@ -92,7 +99,17 @@ export class NodeDirectory {
   }
 }
 
-/** Ready condition True and not cordoned (`spec.unschedulable`), as drunc checks. */
+/** Taints the node lifecycle sets and lifts with the Ready condition, which is judged itself. */
+const LIFECYCLE_TAINTS = new Set([
+  'node.kubernetes.io/not-ready',
+  'node.kubernetes.io/unreachable',
+  'node.kubernetes.io/unschedulable',
+]);
+
+/**
+ * Ready condition True and not cordoned (`spec.unschedulable`), as drunc checks; with the
+ * taints that reserve it for processes naming it.
+ */
 export function verdictOf(node: V1Node): NodeVerdict {
   const name = node.metadata?.name ?? '';
   const ready = (node.status?.conditions ?? []).some(
@@ -100,5 +117,8 @@ export function verdictOf(node: V1Node): NodeVerdict {
   );
   if (!ready) return { name, usable: false, reason: 'not ready' };
   if (node.spec?.unschedulable) return { name, usable: false, reason: 'cordoned' };
-  return { name, usable: true };
+  const taints = (node.spec?.taints ?? []).filter(
+    (t) => t.effect !== 'PreferNoSchedule' && !LIFECYCLE_TAINTS.has(t.key),
+  );
+  return taints.length > 0 ? { name, usable: true, taints } : { name, usable: true };
 }

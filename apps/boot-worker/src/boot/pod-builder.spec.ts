@@ -142,6 +142,18 @@ describe('PodBuilder', () => {
     const selected = builder().pod(readout, context, { nodeSelectorHost: 'kpm-node-2' });
     expect(selected.spec!.nodeName).toBeUndefined();
     expect(selected.spec!.nodeSelector).toEqual({ 'kubernetes.io/hostname': 'kpm-node-2' });
+    expect(selected.spec!.tolerations).toBeUndefined();
+    const toleration = {
+      key: 'real.kpm.daq/node',
+      operator: 'Equal',
+      value: 'true',
+      effect: 'NoSchedule',
+    };
+    const named = builder().pod(readout, context, {
+      nodeSelectorHost: 'kpm-real-1',
+      tolerations: [toleration],
+    });
+    expect(named.spec!.tolerations).toEqual([toleration]);
   });
 
   it("gives applications drunc's SIGQUIT preStop, controllers none", () => {

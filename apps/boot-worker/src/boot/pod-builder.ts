@@ -9,6 +9,7 @@ import type {
   V1Pod,
   V1PodSpec,
   V1Service,
+  V1Toleration,
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
@@ -32,6 +33,8 @@ export interface BootContext {
 export interface PodPlacement {
   nodeName?: string;
   nodeSelectorHost?: string;
+  /** For a scheduler: the taints of the allowed host the process named. */
+  tolerations?: V1Toleration[];
 }
 
 export type PodSettings = Pick<KpmSettings, 'podManagement' | 'volumes' | 'homePathBase'>;
@@ -119,6 +122,7 @@ export class PodBuilder {
         nodeSelector: placement.nodeSelectorHost
           ? { 'kubernetes.io/hostname': placement.nodeSelectorHost }
           : undefined,
+        tolerations: placement.tolerations,
         ...hostNetworkOf(readout),
       },
     };

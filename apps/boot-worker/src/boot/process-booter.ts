@@ -4,7 +4,7 @@
  * connection server and the root controller waits until the pod is Ready, as drunc does.
  */
 import { Logger } from '@nestjs/common';
-import type { V1Pod, V1Service } from '@kubernetes/client-node';
+import type { V1Pod, V1Service, V1Taint, V1Toleration } from '@kubernetes/client-node';
 import type { KpmSettings } from '@kpm/config';
 import { failureOf, hasPodEnded, podEnding } from '@kpm/kube';
 import type { BootWorkerMetrics } from '../boot-worker-metrics';
@@ -25,6 +25,11 @@ export interface BootFailure {
 export type BootOutcome = { ok: true; pod: V1Pod } | BootFailure;
 
 const fail = (code: string, message: string): BootFailure => ({ ok: false, code, message });
+
+function tolerationsOf(taints: readonly V1Taint[] = []): V1Toleration[] | undefined {
+  if (taints.length === 0) return undefined;
+  return taints.map(({ key, value, effect }) => ({ key, operator: 'Equal', value, effect }));
+}
 
 export class ProcessBooter {
   private readonly logger = new Logger(ProcessBooter.name);
@@ -81,7 +86,9 @@ export class ProcessBooter {
         const why = verdicts.map((v) => `${v.name} (${v.reason})`).join(', ');
         return fail('NodeNotUsable', `no allowed host is Ready and schedulable: ${why}`);
       }
-      return assignNodes ? { nodeName: usable.name } : { nodeSelectorHost: usable.name };
+      if (assignNodes) return { nodeName: usable.name };
+      // Named in allowedHosts, a tainted node is asked for: the scheduler must let it in.
+      return { nodeSelectorHost: usable.name, tolerations: tolerationsOf(usable.taints) };
     }
     if (!assignNodes) return {};
     const node = await this.cluster.nodes.choose(process.uuid);

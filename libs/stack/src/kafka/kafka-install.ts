@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { KafkaStackSettings } from './kafka-settings';
-import { runCommand } from './run-command';
+import { runCommand } from '../run-command';
 
 /** Written last into the install directory: its presence means the libs are complete. */
 const MARKER = 'installed.json';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { javaClasspathArgs, javaCommand } from './kafka-install';
 import type { KafkaStackSettings } from './kafka-settings';
-import { runCommand } from './run-command';
+import { runCommand } from '../run-command';
 
 /** Short-lived JVMs for the tools: small heap, quick JIT, no need for the broker's tuning. */
 const TOOL_JVM_FLAGS = ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true'];

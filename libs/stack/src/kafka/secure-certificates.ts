@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCommand } from './run-command';
+import { runCommand } from '../run-command';
 
 export interface BrokerCertificates {
   /** PEM of the CA: what clients trust (KPM_KAFKA_SSL_CA_FILE). */

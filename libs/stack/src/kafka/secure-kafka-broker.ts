@@ -15,7 +15,7 @@ import { withFileLock } from '../file-lock';
 import { waitFor, WaitAborted } from '../wait';
 import { installKafka, isKafkaInstalled, javaClasspathArgs, javaCommand } from './kafka-install';
 import { formattedClusterId } from './kafka-storage';
-import { runCommand } from './run-command';
+import { runCommand } from '../run-command';
 import { ensureBrokerCertificates, type BrokerCertificates } from './secure-certificates';
 import {
   password,

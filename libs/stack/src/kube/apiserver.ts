@@ -75,7 +75,10 @@ export class ApiServerComponent extends DaemonComponent {
       `--tls-private-key-file=${pki.servingKey}`,
       `--client-ca-file=${pki.caCert}`,
       `--token-auth-file=${pki.tokenFile}`,
-      '--authorization-mode=RBAC',
+      // Node: the real node's kubelet acts as system:node:<name> (group system:nodes), limited to
+      // its own node and pods by the Node authorizer and NodeRestriction, as on any cluster.
+      '--authorization-mode=Node,RBAC',
+      '--enable-admission-plugins=NodeRestriction',
       `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${pki.serviceAccountPub}`,
@@ -83,8 +86,12 @@ export class ApiServerComponent extends DaemonComponent {
       '--allow-privileged=true',
       // The `kubernetes` Service's endpoint would be 127.0.0.1, which Endpoints refuse (loopback).
       '--endpoint-reconciler-type=none',
-      // No token controller runs here to create each namespace's default ServiceAccount.
-      '--disable-admission-plugins=ServiceAccount',
+      // Logs and exec reach the real node's kubelet at its InternalIP, both sides with
+      // certificates of the stack's CA.
+      `--kubelet-client-certificate=${pki.kubeletClientCert}`,
+      `--kubelet-client-key=${pki.kubeletClientKey}`,
+      `--kubelet-certificate-authority=${pki.caCert}`,
+      '--kubelet-preferred-address-types=InternalIP',
       '--profiling=false',
     ];
   }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stackPaths } from '../paths';
 
@@ -17,7 +17,13 @@ export interface KubePki {
   /** `--token-auth-file`: one admin in system:masters. */
   tokenFile: string;
   adminToken: string;
+  /** The API server's client certificate towards kubelets (logs, exec), `--kubelet-client-*`. */
+  kubeletClientCert: string;
+  kubeletClientKey: string;
 }
+
+/** The user the API server is to a kubelet; bound to `system:kubelet-api-admin` by the node part. */
+export const KUBELET_CLIENT_USER = 'kpm-apiserver-kubelet-client';
 
 export const ADMIN_USER = 'kpm-admin';
 
@@ -49,6 +55,8 @@ export function ensurePki(dir: string = pkiDir()): KubePki {
     serviceAccountKey: join(dir, 'sa.key'),
     serviceAccountPub: join(dir, 'sa.pub'),
     tokenFile: join(dir, 'tokens.csv'),
+    kubeletClientCert: join(dir, 'apiserver-kubelet-client.crt'),
+    kubeletClientKey: join(dir, 'apiserver-kubelet-client.key'),
   };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!existsSync(pki.caCert) || !existsSync(pki.caKey)) createCa(pki);
@@ -57,13 +65,23 @@ export function ensurePki(dir: string = pkiDir()): KubePki {
     createServiceAccountKeys(pki);
   }
   if (!existsSync(pki.tokenFile)) createAdminToken(pki);
+  if (!existsSync(pki.kubeletClientCert) || !existsSync(pki.kubeletClientKey)) {
+    issueCertificate(pki, {
+      cert: pki.kubeletClientCert,
+      key: pki.kubeletClientKey,
+      subject: `/CN=${KUBELET_CLIENT_USER}`,
+      usage: 'clientAuth',
+    });
+  }
   const adminToken = readFileSync(pki.tokenFile, 'utf8').split(',')[0].trim();
   return { ...pki, adminToken };
 }
 
 function createCa(pki: PkiFiles): void {
-  // A new CA invalidates the old serving certificate.
-  rmSync(pki.servingCert, { force: true });
+  // A new CA invalidates every certificate it signed (the node's too): issue them again.
+  for (const file of readdirSync(pki.dir)) {
+    if (/\.(crt|key)$/.test(file) && !file.startsWith('ca.')) rmSync(join(pki.dir, file));
+  }
   // prettier-ignore
   openssl(pki.dir, [
     'req', '-x509', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
@@ -74,28 +92,58 @@ function createCa(pki: PkiFiles): void {
 }
 
 function createServingCert(pki: PkiFiles): void {
-  const csr = join(pki.dir, 'apiserver.csr');
-  const ext = join(pki.dir, 'apiserver.ext');
+  issueCertificate(pki, {
+    cert: pki.servingCert,
+    key: pki.servingKey,
+    subject: '/CN=kube-apiserver',
+    usage: 'serverAuth',
+    sans: SERVING_SANS,
+  });
+}
+
+/** A certificate and key the CA signs. */
+export interface IssuedCertificate {
+  cert: string;
+  key: string;
+  /** OpenSSL's form, e.g. `/O=system:nodes/CN=system:node:kpm-real-1`. */
+  subject: string;
+  usage: 'serverAuth' | 'clientAuth';
+  /** `IP:…`/`DNS:…` names, for a server certificate. */
+  sans?: readonly string[];
+}
+
+/** Signs a new key's certificate with the stack's CA (an EC P-256 key, ten years). */
+export function issueCertificate(
+  pki: Pick<KubePki, 'dir' | 'caCert' | 'caKey'>,
+  issued: IssuedCertificate,
+): void {
+  const base = issued.cert.replace(/\.crt$/, '');
+  const csr = `${base}.csr`;
+  const ext = `${base}.ext`;
   writeFileSync(
     ext,
     [
       'basicConstraints=critical,CA:FALSE',
       'keyUsage=critical,digitalSignature,keyEncipherment',
-      'extendedKeyUsage=serverAuth',
-      `subjectAltName=${SERVING_SANS.join(',')}`,
+      `extendedKeyUsage=${issued.usage}`,
+      ...(issued.sans?.length ? [`subjectAltName=${issued.sans.join(',')}`] : []),
     ].join('\n'),
   );
-  // prettier-ignore
-  openssl(pki.dir, [
-    'req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
-    '-keyout', pki.servingKey, '-out', csr, '-subj', '/CN=kube-apiserver',
-  ]);
-  // prettier-ignore
-  openssl(pki.dir, [
-    'x509', '-req', '-in', csr, '-CA', pki.caCert, '-CAkey', pki.caKey, '-CAcreateserial',
-    '-days', '3650', '-extfile', ext, '-out', pki.servingCert,
-  ]);
-  rmSync(csr, { force: true });
+  try {
+    // prettier-ignore
+    openssl(pki.dir, [
+      'req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
+      '-keyout', issued.key, '-out', csr, '-subj', issued.subject,
+    ]);
+    // prettier-ignore
+    openssl(pki.dir, [
+      'x509', '-req', '-in', csr, '-CA', pki.caCert, '-CAkey', pki.caKey, '-CAcreateserial',
+      '-days', '3650', '-extfile', ext, '-out', issued.cert,
+    ]);
+  } finally {
+    rmSync(csr, { force: true });
+    rmSync(ext, { force: true });
+  }
 }
 
 function createServiceAccountKeys(pki: PkiFiles): void {
