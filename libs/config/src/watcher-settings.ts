@@ -20,6 +20,8 @@ import { DNS_LABEL, DNS_SUBDOMAIN } from '@kpm/contracts/validation/rules';
 export const DEFAULT_FATAL_WAITING_REASONS = [
   'ErrImagePull',
   'ImagePullBackOff',
+  // The image is not on the node and its pull policy is Never (a site's air-gapped images).
+  'ErrImageNeverPull',
   'InvalidImageName',
   'CreateContainerConfigError',
   'CreateContainerError',
