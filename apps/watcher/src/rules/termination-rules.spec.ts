@@ -267,6 +267,36 @@ describe('terminalVerdict: exit codes', () => {
     });
   });
 
+  it("reads the kubelet's ContainerStatusUnknown as no exit: deleted before it started", () => {
+    // As a real kubelet wrote it for a pod deleted while its volume could not yet be mounted.
+    const unknown: V1ContainerStatus = {
+      name: 'readout-1',
+      image: 'daq:1',
+      imageID: '',
+      ready: false,
+      restartCount: 0,
+      started: false,
+      state: {
+        terminated: {
+          exitCode: 137,
+          reason: 'ContainerStatusUnknown',
+          message: 'The container could not be located when the pod was terminated',
+        },
+      },
+    };
+    const failed = pod({ phase: 'Failed', containerStatuses: [unknown] }, { deleting: true });
+    expect(verdict(failed)).toEqual({
+      terminal: true,
+      exitCode: -1,
+      reason: 'DeletedBeforeStart',
+      phase: 'Failed',
+    });
+    // The kubelet lost a container that had started: it keeps the container id and `started`.
+    const lost = { ...unknown, containerID: 'containerd://0f3a', started: true };
+    const afterRunning = pod({ phase: 'Failed', containerStatuses: [lost] }, { deleting: true });
+    expect(verdict(afterRunning, 'DELETED')).toMatchObject({ exitCode: -1, reason: 'PodDeleted' });
+  });
+
   it('ends a pod deleted while running with no terminated state as -1 PodDeleted', () => {
     expect(verdict(pod({ phase: 'Running', containerStatuses: [running()] }), 'DELETED')).toEqual({
       terminal: true,

@@ -107,9 +107,7 @@ function exitOfCause(
     case 'fatal-wait':
       return fatalExit(phase, podFacts, fatal!);
     case 'deleted': {
-      const ran = (pod.status?.containerStatuses ?? []).some(
-        (status) => status.state?.running || terminatedState(status),
-      );
+      const ran = (pod.status?.containerStatuses ?? []).some(hasRun);
       const reason = ran ? POD_DELETED : 'DeletedBeforeStart';
       return { terminal: true, exitCode: -1, reason, phase, failure: withoutEmpty(podFacts) };
     }
@@ -175,9 +173,28 @@ function mainStatus(pod: V1Pod, mains: V1ContainerStatus[]): V1ContainerStatus |
   return mains.find((status) => status.name === name) ?? mains[0];
 }
 
-/** The current terminated state, or the last one (restartPolicy Never rarely needs it). */
+/**
+ * The reason of the terminated state a kubelet writes for a container it cannot find when the
+ * pod is terminated: exit code 137, no container id, no start. Seen on a real node for a pod
+ * deleted while it was still being created (a volume not yet mountable): the process never ran.
+ * It is no verdict on the process (k8s #104107, #82218): the end is the pod's deletion.
+ */
+export const CONTAINER_STATUS_UNKNOWN = 'ContainerStatusUnknown';
+
+/**
+ * The current terminated state, or the last one (restartPolicy Never rarely needs it); never
+ * the kubelet's stand-in for a container it could not find.
+ */
 function terminatedState(status: V1ContainerStatus): V1ContainerStateTerminated | undefined {
-  return status.state?.terminated ?? status.lastState?.terminated;
+  const ended = status.state?.terminated ?? status.lastState?.terminated;
+  return ended?.reason === CONTAINER_STATUS_UNKNOWN ? undefined : ended;
+}
+
+/** Whether a container was ever started: running, a container id, or a real exit. */
+function hasRun(status: V1ContainerStatus): boolean {
+  return Boolean(
+    status.state?.running || status.started || status.containerID || terminatedState(status),
+  );
 }
 
 /** RFC 3339 from a Date (typed list) or a string (watch JSON); undefined for anything else. */
