@@ -1,0 +1,3 @@
+module kpm.local/stack/images/pause
+
+go 1.26.0
