@@ -8,3 +8,4 @@ export * from './kube';
 export * from './service-build';
 export * from './file-lock';
 export { serviceKafkaIdentity } from './kafka/secure-kafka-settings';
+export * from './images';
