@@ -1,8 +1,9 @@
 /**
  * A kill as drunc runs it: stages in shutdown order (unknown → application → segment-controller
- * → root-controller → infrastructure-applications), each deleted with the grace period.
+ * → root-controller → infrastructure-applications), segment controllers one stage per depth of
+ * their tree id, deepest first; each stage deleted with the grace period.
  */
-import { SHUTDOWN_ORDER } from '@kpm/contracts';
+import { shutdownGroups } from '@kpm/contracts';
 import { killProgressTimeoutSeconds, killTimeoutSeconds, type KillTiming } from './kill-timeout';
 import type { ProcessPod } from './process-pod';
 
@@ -21,9 +22,7 @@ export function planKill(
 ): KillPlan {
   const seen = new Set<string>();
   const unique = processes.filter((p) => !seen.has(p.uuid) && seen.add(p.uuid));
-  const stages = SHUTDOWN_ORDER.map((role) => unique.filter((p) => p.role === role)).filter(
-    (stage) => stage.length > 0,
-  );
+  const stages = shutdownGroups(unique);
   return {
     ...timing,
     stages,

@@ -93,6 +93,28 @@ describe('planKill', () => {
     expect(uuidStages(plan)).toEqual(shutdownStages(session));
   });
 
+  it('kills segment controllers one depth at a time, deepest first, as drunc does', () => {
+    const tree = [
+      podOf('root', 'run-9', '0'),
+      podOf('seg-a', 'run-9', '0.0'),
+      podOf('seg-b', 'run-9', '0.1'),
+      podOf('seg-a1', 'run-9', '0.0.0'),
+      podOf('seg-a1x', 'run-9', '0.0.0.0'),
+    ].map((pod) => {
+      const p = processPodOf(pod, labels)!;
+      return p.name === 'root' ? p : { ...p, role: 'segment-controller' as const };
+    });
+    const plan = planKill(tree, timing);
+    expect(plan.stages.map((stage) => stage.map((p) => p.name))).toEqual([
+      ['seg-a1x'],
+      ['seg-a1'],
+      ['seg-a', 'seg-b'],
+      ['root'],
+    ]);
+    expect(uuidStages(plan)).toEqual(shutdownStages(tree));
+    expect(plan.timeoutSeconds).toBe(4 * 50); // one grace, margin and forced wait per stage
+  });
+
   it('bounds the command by one grace, margin and forced wait per stage unless told', () => {
     const plan = planKill(resolveQuery({ names: ['ru-'] }, processes), timing);
     expect(plan.timeoutSeconds).toBe(50);
