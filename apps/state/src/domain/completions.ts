@@ -72,22 +72,7 @@ export function killCompletion(kill: KillAggregate, table: ProcessTable): Report
     session: kill.session,
     acceptedAt: kill.acceptedAt,
   };
-  const reboot = kill.rebootOutcome;
-  if (reboot) {
-    if ('instance' in reboot) {
-      return { ...base, status: 'succeeded', processes: [latest(reboot.instance, table)] };
-    }
-    const { failure } = reboot;
-    const message = `${failure.name} (${failure.uuid}) was stopped but failed to boot again: ${failure.error.code}: ${failure.error.message}`;
-    const pending = kill.pending;
-    return {
-      ...base,
-      status: 'failed',
-      processes: [],
-      errors: [{ message }],
-      ...(pending.length > 0 ? { pending } : {}),
-    };
-  }
+  if (kill.kind === 'restart') return restartCompletion(kill, table, base);
   const processes = kill.targetList().flatMap((target): ProcessInstance[] => {
     const row = table.get(target.uuid);
     const ended = target.ended;
@@ -97,4 +82,32 @@ export function killCompletion(kill: KillAggregate, table: ProcessTable): Report
     return [deadInstance(row, ended)];
   });
   return { ...base, status: 'succeeded', processes };
+}
+
+/**
+ * A restart: each process booted again, as the table knows it now; one error per process that
+ * was stopped but could not be booted again (`failed`), with the pods that never ended pending.
+ */
+function restartCompletion(
+  kill: KillAggregate,
+  table: ProcessTable,
+  base: Omit<Report, 'status' | 'processes'>,
+): Report {
+  const reboots = kill.rebootOutcomes;
+  const processes = reboots.flatMap((r) => ('instance' in r ? [latest(r.instance, table)] : []));
+  const errors = reboots.flatMap((r) => {
+    if ('instance' in r) return [];
+    const { failure } = r;
+    const message = `${failure.name} (${failure.uuid}) was stopped but failed to boot again: ${failure.error.code}: ${failure.error.message}`;
+    return [{ message }];
+  });
+  if (errors.length === 0) return { ...base, status: 'succeeded', processes };
+  const pending = kill.pending;
+  return {
+    ...base,
+    status: 'failed',
+    processes,
+    errors,
+    ...(pending.length > 0 ? { pending } : {}),
+  };
 }

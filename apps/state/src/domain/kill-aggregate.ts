@@ -2,8 +2,9 @@
  * One kill, terminate or restart: drunc's `uuids_pending_deletion`. Each targeted uuid names
  * the pod that was current when `kill.accepted` was written; a termination of that pod (seen
  * before or after the kill.accepted, in any order) removes it from the pending set. A restart
- * also waits for its process to be booted again. At the deadline the rest stays pending; with a
- * progress timeout, each pod that ends moves the deadline on.
+ * also waits for each of its processes to be booted again (drunc restarts every uuid its query
+ * matches). At the deadline the rest stays pending; with a progress timeout, each pod that ends
+ * moves the deadline on.
  */
 import type {
   KillKind,
@@ -27,17 +28,27 @@ export interface KillTiming {
 
 export type Reboot = { instance: ProcessInstance } | { failure: ProcessBootFailed };
 
-/** Where a kill's clock and restart stand beyond its targets: what a snapshot keeps. */
+/** Whose reboot it is. */
+export function rebootUuid(reboot: Reboot): string {
+  return 'instance' in reboot ? reboot.instance.uuid : reboot.failure.uuid;
+}
+
+/**
+ * Where a kill's clock and restart stand beyond its targets: what a snapshot keeps. `reboot` is
+ * how snapshots of a one-process restart held it, read back as one of `reboots`.
+ */
 export interface KillProgressState {
   timing: KillTiming;
   due: number;
   progressAt: number;
+  reboots?: Reboot[];
   reboot?: Reboot;
 }
 
 export class KillAggregate {
   private readonly targets = new Map<string, KillTarget>();
-  private reboot?: Reboot;
+  /** A restart's outcome per targeted uuid: booted again, or not. */
+  private readonly reboots = new Map<string, Reboot>();
   /** Targets without a termination, counted so `done` stays O(1) for 5000-process kills. */
   private remaining = 0;
 
@@ -94,35 +105,47 @@ export class KillAggregate {
     return true;
   }
 
-  /** A restart's process was booted again (or could not be). */
+  /** A restart's process was booted again (or could not be); the first outcome per uuid counts. */
   rebooted(reboot: Reboot): void {
-    if (this.kind === 'restart' && !this.reboot) this.reboot = reboot;
+    const uuid = rebootUuid(reboot);
+    if (this.kind !== 'restart' || !this.targets.has(uuid) || this.reboots.has(uuid)) return;
+    this.reboots.set(uuid, reboot);
   }
 
-  get rebootOutcome(): Reboot | undefined {
-    return this.reboot;
+  /** A restart's outcomes, in target order. */
+  get rebootOutcomes(): Reboot[] {
+    return this.uuids.flatMap((uuid) => this.reboots.get(uuid) ?? []);
   }
 
   get pending(): string[] {
     return [...this.targets.values()].filter((t) => !t.ended).map((t) => t.uuid);
   }
 
-  /** Done when every target ended (and a restart's process is back), or its reboot failed. */
+  /**
+   * Done when every target ended; a restart's also once each is back — or its reboot failed,
+   * which settles it whether or not its old pod went (it will not come back).
+   */
   get done(): boolean {
-    if (this.reboot && 'failure' in this.reboot) return true;
-    return this.remaining === 0 && (this.kind !== 'restart' || this.reboot !== undefined);
+    if (this.kind !== 'restart') return this.remaining === 0;
+    return [...this.targets.values()].every((target) => {
+      const reboot = this.reboots.get(target.uuid);
+      return reboot !== undefined && ('failure' in reboot || target.ended !== undefined);
+    });
   }
 
   progressState(): KillProgressState {
-    const { timing, due, progressAt, reboot } = this;
-    return reboot ? { timing, due, progressAt, reboot } : { timing, due, progressAt };
+    const { timing, due, progressAt } = this;
+    const reboots = this.rebootOutcomes;
+    return reboots.length > 0 ? { timing, due, progressAt, reboots } : { timing, due, progressAt };
   }
 
-  /** Back where a snapshot left it: the deadline as moved, and a restart's reboot. */
+  /** Back where a snapshot left it: the deadline as moved, and a restart's reboots. */
   resumeProgress(state: Omit<KillProgressState, 'timing'>): void {
     this.due = state.due;
     this.progressAt = state.progressAt;
-    this.reboot = state.reboot;
+    for (const reboot of [...(state.reboots ?? []), ...(state.reboot ? [state.reboot] : [])]) {
+      this.rebooted(reboot);
+    }
   }
 
   targetList(): readonly KillTarget[] {

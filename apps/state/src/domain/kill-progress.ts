@@ -81,8 +81,16 @@ function timeoutErrors(kill: KillAggregate): { message: string }[] {
   const stalled =
     sinceProgressMs === undefined ? '' : `, none ended in the last ${sinceProgressMs / 1000} s`;
   const pending = kill.pending.length;
-  if (kill.kind === 'restart' && pending === 0)
-    return [{ message: `the process was not booted again within ${seconds} s` }];
+  if (kill.kind === 'restart' && pending === 0) {
+    const total = kill.uuids.length;
+    const back = kill.rebootOutcomes.length;
+    if (total === 1) return [{ message: `the process was not booted again within ${seconds} s` }];
+    return [
+      {
+        message: `${total - back} of ${total} processes were not booted again within ${seconds} s`,
+      },
+    ];
+  }
   const total = kill.uuids.length;
   return [
     {

@@ -98,6 +98,12 @@ function history(seed: number): Step[] {
       [bootAccepted(c, [pick()]), bootFailed(c, pick())],
       [killAccepted(c, [names], { at, timeoutSeconds: 5 + random(20), progressTimeoutSeconds: 3 })],
       [killAccepted(c, [[pick()]], { kind: 'restart', at }), booted(c, pick(), 2)],
+      [
+        killAccepted(c, [[NAMES[0], pick()]], { kind: 'restart', at }),
+        booted(c, NAMES[0], 2),
+        terminated(pick(), 143, 1),
+        booted(c, pick(), 2),
+      ],
       [terminated(pick(), random(2) ? 143 : 0, 1 + random(2))],
       [command(CommandType.flush, c, { names: [pick()] })],
       [rejected(c), logsFetched(`logs-${i}`, pick())],

@@ -416,6 +416,82 @@ describe('StateShard: restart reuses the uuid', () => {
   });
 });
 
+describe('StateShard: a restart of several processes (drunc restarts every uuid matched)', () => {
+  const restart = (...order: KpmEvent[]) =>
+    new Harness().feed(
+      bootAccepted('boot-1', ['ru-01', 'ru-02']),
+      booted('boot-1', 'ru-01'),
+      booted('boot-1', 'ru-02'),
+      ...order,
+    );
+  const accepted = killAccepted('restart-2', [['ru-01', 'ru-02']], { kind: 'restart' });
+  const mine = (h: Harness) => h.completions().filter((c) => c.commandId === 'restart-2');
+
+  // The boot-worker writes kill.accepted before it reboots anything; the watcher's terminations
+  // may come at any point.
+  it.each([
+    ['in order', ['acc', 'end1', 'boot2', 'end2', 'boot1']],
+    ['terminations first', ['end2', 'end1', 'acc', 'boot1', 'boot2']],
+    ['reboots first', ['acc', 'boot1', 'boot2', 'end1', 'end2']],
+  ])('completes once every old pod ended and every process is back: %s', (_, order) => {
+    const fact: Record<string, KpmEvent> = {
+      acc: accepted,
+      end1: terminated('ru-01', 143),
+      end2: terminated('ru-02', 143),
+      boot1: booted('restart-2', 'ru-01', 2),
+      boot2: booted('restart-2', 'ru-02', 2),
+    };
+    const h = restart(...order.slice(0, -1).map((k) => fact[k]));
+    expect(mine(h)).toHaveLength(0);
+    h.feed(fact[order[order.length - 1]]);
+    const [done] = mine(h);
+    expect(done).toMatchObject({ commandType: CommandType.restart, status: 'succeeded' });
+    expect(done.processes.map((p) => p.podUid).sort()).toEqual(
+      [podOf('ru-01', 2), podOf('ru-02', 2)].sort(),
+    );
+  });
+
+  it('fails naming each process that could not be booted again, reporting the others back', () => {
+    const h = restart(
+      accepted,
+      terminated('ru-01', 143),
+      terminated('ru-02', 143),
+      booted('restart-2', 'ru-01', 2),
+      bootFailed('restart-2', 'ru-02'),
+    );
+    const [done] = mine(h);
+    expect(done.status).toBe('failed');
+    expect(done.processes.map((p) => p.podUid)).toEqual([podOf('ru-01', 2)]);
+    expect(done.errors).toEqual([
+      { message: expect.stringMatching(/^ru-02 \(.*\) was stopped but failed to boot again/) },
+    ]);
+  });
+
+  it('ignores a reboot of a process it does not restart', () => {
+    const h = restart(accepted, booted('restart-2', 'ru-03', 2));
+    h.feed(terminated('ru-01', 143), terminated('ru-02', 143), booted('restart-2', 'ru-01', 2));
+    expect(mine(h)).toHaveLength(0);
+    h.feed(booted('restart-2', 'ru-02', 2));
+    expect(mine(h)).toHaveLength(1);
+  });
+
+  it('times out saying how many did not come back', () => {
+    const at = Date.parse('2026-01-01T00:00:30.000Z');
+    const h = restart(
+      killAccepted('restart-2', [['ru-01', 'ru-02']], { kind: 'restart', timeoutSeconds: 5, at }),
+      terminated('ru-01', 143),
+      terminated('ru-02', 143),
+      booted('restart-2', 'ru-02', 2),
+    ).tick(10_000);
+    expect(mine(h)).toMatchObject([
+      {
+        status: 'timed_out',
+        errors: [{ message: '1 of 2 processes were not booted again within 5 s' }],
+      },
+    ]);
+  });
+});
+
 describe('StateShard: rejected, logs, ps and flush', () => {
   it('turns command.rejected into a rejected completion with the errors, once', () => {
     const h = new Harness().feed(rejected('bad-1'), rejected('bad-1'));
