@@ -2,13 +2,15 @@ import type { StackComponent } from './component';
 import { KafkaBroker, KafkaCluster, kafkaNodesSettings, SecureKafkaBroker } from './kafka';
 import { KubeStack } from './kube';
 import { LocalStack } from './local-stack';
+import { RealNode } from './node';
 
 /** The parts of the embedded stack, in start order. */
-export const STACK_PARTS = ['kafka', 'kube'] as const;
+export const STACK_PARTS = ['kafka', 'kube', 'node'] as const;
 
 /**
  * The stack `kpm stack up` and the integration tests use: Kafka, then the Kubernetes control
- * plane. `parts` (or KPM_STACK_PARTS=kafka,kube) narrows it, e.g. to Kafka alone.
+ * plane (kwok's simulated nodes among it), then the real node. `parts` (or
+ * KPM_STACK_PARTS=kafka,kube) narrows it, e.g. to Kafka alone.
  */
 export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalStack {
   const unknown = parts.filter((part) => !(STACK_PARTS as readonly string[]).includes(part));
@@ -18,7 +20,9 @@ export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalSt
     );
   const components: StackComponent[] = [];
   if (parts.includes('kafka')) components.push(kafkaBroker());
-  if (parts.includes('kube')) components.push(new KubeStack());
+  const kube = new KubeStack();
+  if (parts.includes('kube')) components.push(kube);
+  if (parts.includes('node')) components.push(new RealNode({ endpoint: () => kube.endpoint() }));
   return new LocalStack(components);
 }
 

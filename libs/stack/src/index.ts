@@ -9,3 +9,4 @@ export * from './service-build';
 export * from './file-lock';
 export { serviceKafkaIdentity } from './kafka/secure-kafka-settings';
 export * from './images';
+export * from './node';

@@ -46,6 +46,8 @@ export const stackPaths = {
   data: (component: string) => join(kpmHome(), 'data', component),
   cache: (what: string) => join(toolCache(), what),
   envFile: () => join(kpmHome(), 'stack.env'),
-  /** Files of ours that provisioning reads: stack/kafka, stack/kube. */
+  /** Files of ours that provisioning reads: stack/kafka, stack/kube, stack/node, stack/images. */
   source: (...parts: string[]) => join(repoRoot(), 'stack', ...parts),
+  /** Any file of the checkout, e.g. scripts/debian-package.sh. */
+  repo: (...parts: string[]) => join(repoRoot(), ...parts),
 };

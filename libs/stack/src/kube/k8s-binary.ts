@@ -3,7 +3,8 @@ import { stackPaths } from '../paths';
 import { requiredVersion } from './versions';
 
 /** The Kubernetes binaries we build, each from its wrapper module stack/kube/<name>. */
-export type KubernetesBinary = 'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager';
+export type KubernetesBinary =
+  'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager' | 'kubelet';
 
 export function kubernetesModuleDir(name: KubernetesBinary): string {
   return stackPaths.source('kube', name);

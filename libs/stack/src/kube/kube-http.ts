@@ -23,12 +23,14 @@ export function httpCall(
     ca?: string;
     token?: string;
     timeoutMs?: number;
+    /** Of a body: JSON by default; a patch names its kind (`application/json-patch+json`). */
+    contentType?: string;
   } = {},
 ): Promise<HttpResult> {
   const target = new URL(url);
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (payload !== undefined) headers['Content-Type'] = 'application/json';
+  if (payload !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -63,10 +65,12 @@ export function kubeCall(
   method: string,
   path: string,
   body?: unknown,
+  contentType?: string,
 ): Promise<HttpResult> {
   return httpCall(`${endpoint.server}${path}`, {
     method,
     body,
+    contentType,
     ca: endpoint.ca,
     token: endpoint.token,
   });

@@ -10,15 +10,16 @@ export interface KubePorts {
 
 export function kubePorts(env: NodeJS.ProcessEnv = process.env): KubePorts {
   return {
-    etcdClient: port(env, 'KPM_ETCD_PORT', 12379),
-    etcdPeer: port(env, 'KPM_ETCD_PEER_PORT', 12380),
-    apiserver: port(env, 'KPM_APISERVER_PORT', 16443),
-    controllerManager: port(env, 'KPM_CONTROLLER_MANAGER_PORT', 16457),
-    scheduler: port(env, 'KPM_SCHEDULER_PORT', 16459),
+    etcdClient: portFromEnv(env, 'KPM_ETCD_PORT', 12379),
+    etcdPeer: portFromEnv(env, 'KPM_ETCD_PEER_PORT', 12380),
+    apiserver: portFromEnv(env, 'KPM_APISERVER_PORT', 16443),
+    controllerManager: portFromEnv(env, 'KPM_CONTROLLER_MANAGER_PORT', 16457),
+    scheduler: portFromEnv(env, 'KPM_SCHEDULER_PORT', 16459),
   };
 }
 
-function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** A TCP port from a variable, else `fallback`; anything but a port is an error naming it. */
+export function portFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

@@ -1,0 +1,178 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Daemon } from '../daemon';
+import { startOrRestart } from '../kube/daemon-start';
+import type { Progress } from '../kube/go-build';
+import { httpCall, kubeCall, type KubeEndpoint } from '../kube/kube-http';
+import { issueCertificate, KUBELET_CLIENT_USER, type KubePki } from '../kube/pki';
+import { stackPaths } from '../paths';
+import { WaitAborted, waitFor } from '../wait';
+import { createCgroupRoot, ensureSharedMount } from './host-state';
+import { KUBELET_SYSCTLS, kubeletConfig, kubeletKubeconfig } from './node-config';
+import type { NodeLayout } from './node-layout';
+
+interface NodeJson {
+  spec?: { taints?: { key: string; effect: string }[] };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
+
+/**
+ * The real node's kubelet: its own client certificate (system:node:<name>), started in a mount
+ * namespace of its own (stack/node/kubelet-namespace.sh) so the kernel tunables it sets are
+ * files of ours, registered tainted, and Ready once the API server says so.
+ */
+export class Kubelet {
+  readonly daemon = new Daemon('kubelet');
+
+  constructor(
+    private readonly layout: NodeLayout,
+    private readonly progress: Progress,
+  ) {}
+
+  /** Certificates, configuration, the cgroup parent and the shared root directory. */
+  async prepare(endpoint: KubeEndpoint, pki: KubePki): Promise<string[]> {
+    const { layout } = this;
+    this.issueCertificates(pki);
+    mkdirSync(layout.kubeletRoot, { recursive: true });
+    mkdirSync(layout.podLogs, { recursive: true });
+    mkdirSync(layout.sysctlDir, { recursive: true });
+    for (const [name, value] of Object.entries(KUBELET_SYSCTLS)) {
+      writeFileSync(join(layout.sysctlDir, name.replaceAll('/', '.')), `${value}\n`);
+    }
+    const config = kubeletConfig(layout, pki.caCert);
+    const kubeconfig = kubeletKubeconfig(layout, endpoint.server, pki.caCert);
+    writeFileSync(layout.kubeletConfig, config);
+    writeFileSync(layout.kubeletKubeconfig, kubeconfig, { mode: 0o600 });
+    createCgroupRoot(layout.cgroupRoot);
+    await ensureSharedMount(layout.kubeletRoot);
+    return [config, kubeconfig];
+  }
+
+  /** Starts the kubelet (or keeps the one that runs with the same inputs); waits for its healthz. */
+  async start(binary: string, inputs: string[]): Promise<void> {
+    const { layout } = this;
+    const args = [
+      '--mount',
+      '--propagation',
+      'unchanged',
+      stackPaths.source('node', 'kubelet-namespace.sh'),
+      layout.sysctlDir,
+      binary,
+      `--config=${layout.kubeletConfig}`,
+      `--kubeconfig=${layout.kubeletKubeconfig}`,
+      `--root-dir=${layout.kubeletRoot}`,
+      `--hostname-override=${layout.name}`,
+      `--node-ip=${layout.nodeIp}`,
+      `--node-labels=real.kpm.daq/node=true`,
+    ];
+    await startOrRestart(this.daemon, 'unshare', args, this.progress, inputs);
+    await waitFor('kubelet healthz', () => this.healthy(), {
+      timeoutMs: 60000,
+      intervalMs: 250,
+      onTimeout: () => this.daemon.tail(),
+    });
+  }
+
+  async healthy(): Promise<boolean> {
+    if (!this.daemon.isRunning())
+      throw new WaitAborted(`kpm: kubelet exited\n${this.daemon.tail()}`);
+    const result = await httpCall(`http://127.0.0.1:${this.layout.healthzPort}/healthz`, {
+      timeoutMs: 2000,
+    });
+    return result.status === 200;
+  }
+
+  /**
+   * Waits for the Node to be Ready, then lifts the `not-ready` taint the kubelet registers with:
+   * the node-lifecycle controller, which would, does not run on the local stack (kwok's nodes
+   * send no heartbeats), so the stack plays its one part the real node needs.
+   */
+  async waitReady(endpoint: KubeEndpoint): Promise<void> {
+    await waitFor(`node ${this.layout.name} Ready`, () => this.readyAndUntainted(endpoint), {
+      timeoutMs: 60000,
+      intervalMs: 250,
+      onTimeout: () => this.daemon.tail(),
+    });
+  }
+
+  /** Lets the API server read logs and exec through the kubelet (kubeadm's binding, our user). */
+  async authorizeApiServer(endpoint: KubeEndpoint): Promise<void> {
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: KUBELET_CLIENT_USER },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'system:kubelet-api-admin',
+      },
+      subjects: [
+        { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: KUBELET_CLIENT_USER },
+      ],
+    };
+    const path = '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings';
+    const result = await kubeCall(endpoint, 'POST', path, binding);
+    if (result.status !== 201 && result.status !== 409) {
+      throw new Error(
+        `kpm: binding ${KUBELET_CLIENT_USER} failed: HTTP ${result.status} ${result.body}`,
+      );
+    }
+  }
+
+  /** Whether the Node is Ready (the API server's word). */
+  async nodeReady(endpoint: KubeEndpoint): Promise<boolean> {
+    const node = await this.readNode(endpoint);
+    return isReady(node);
+  }
+
+  private async readyAndUntainted(endpoint: KubeEndpoint): Promise<boolean> {
+    if (!this.daemon.isRunning())
+      throw new WaitAborted(`kpm: kubelet exited\n${this.daemon.tail()}`);
+    const node = await this.readNode(endpoint);
+    if (!isReady(node)) return false;
+    const taints = node?.spec?.taints ?? [];
+    const index = taints.findIndex((taint) => taint.key === NOT_READY_TAINT);
+    if (index < 0) return true;
+    const path = `/api/v1/nodes/${this.layout.name}`;
+    const patch = [
+      { op: 'test', path: `/spec/taints/${index}/key`, value: NOT_READY_TAINT },
+      { op: 'remove', path: `/spec/taints/${index}` },
+    ];
+    await kubeCall(endpoint, 'PATCH', path, patch, 'application/json-patch+json');
+    return false; // seen untainted on the next round
+  }
+
+  private async readNode(endpoint: KubeEndpoint): Promise<NodeJson | undefined> {
+    const result = await kubeCall(endpoint, 'GET', `/api/v1/nodes/${this.layout.name}`);
+    return result.status === 200 ? (JSON.parse(result.body) as NodeJson) : undefined;
+  }
+
+  /** Its client certificate (group system:nodes, for the Node authorizer) and serving certificate. */
+  private issueCertificates(pki: KubePki): void {
+    const { layout } = this;
+    // Beside the CA in the stack's PKI: a CA made again removes them, and they are issued anew.
+    if (!existsSync(layout.pki.clientCert)) {
+      issueCertificate(pki, {
+        cert: layout.pki.clientCert,
+        key: layout.pki.clientKey,
+        subject: `/O=system:nodes/CN=system:node:${layout.name}`,
+        usage: 'clientAuth',
+      });
+    }
+    if (!existsSync(layout.pki.servingCert)) {
+      issueCertificate(pki, {
+        cert: layout.pki.servingCert,
+        key: layout.pki.servingKey,
+        subject: `/CN=${layout.name}`,
+        usage: 'serverAuth',
+        sans: [`IP:${layout.nodeIp}`, `DNS:${layout.name}`],
+      });
+    }
+  }
+}
+
+function isReady(node: NodeJson | undefined): boolean {
+  return (node?.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
