@@ -1,0 +1,190 @@
+/**
+ * A DAQ session of real processes on the local stack's real node, through the whole system
+ * (boot-worker, watcher, state) and its clients: drunc's boot order waiting on real readiness
+ * probes (the connection server's port, the root controller's), the processes' real output as
+ * `logs`, `kpm ps --live` from the cluster, a restart that really starts the process again with
+ * the same uuid, and a terminate whose shutdown order is the order the processes really ended.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
+import type { ProcessSpec } from '@kpm/contracts';
+import { repoRoot } from '@kpm/stack';
+import { KpmTrio } from '../support/kpm-trio';
+import { PodTimeline } from '../support/pod-timeline';
+import { realNode, realNodeBootEnv, standin } from '../support/real-node';
+import { stackEnv } from '../support/stack-env';
+
+jest.setTimeout(300_000);
+
+const target = realNode();
+let h: KpmTrio;
+let client: ProcessManagerClient;
+let session: string;
+let timeline: PodTimeline;
+
+const onNode = { restriction: { allowedHosts: [target.node] } };
+const onRealNode = (name: string, treeId: string, extra: Partial<ProcessSpec>): ProcessSpec => ({
+  name,
+  treeId,
+  executableAndArguments: standin(),
+  ...onNode,
+  ...extra,
+});
+
+// drunc's shapes on real ports: the connection server (gunicorn's -b), the root controller
+// (--port), an application. Each listens only after a while, so a boot that did not wait for
+// readiness would create the next pod too early.
+const SESSION: ProcessSpec[] = [
+  onRealNode('app-1', '0.1.1', {
+    executableAndArguments: [
+      {
+        exec: 'daq_application',
+        args: ['--name', 'app-1', '--log-every', '200ms', '--quit-exit', '3'],
+      },
+    ],
+  }),
+  onRealNode('root', '0', {
+    executableAndArguments: [
+      { exec: 'drunc-controller', args: ['--port', '3333', '--ready-after', '1500ms'] },
+    ],
+  }),
+  onRealNode('local-connection-server', '1', {
+    executableAndArguments: [
+      { exec: 'gunicorn', args: ['-b', '0.0.0.0:5000', '--ready-after', '1500ms'] },
+    ],
+  }),
+];
+
+beforeAll(async () => {
+  h = await KpmTrio.start('real-session', {
+    ...realNodeBootEnv(target),
+    KPM_CONTROLLER_READINESS_PROBE: 'tcp',
+    KPM_KILL_TIMEOUT_SECONDS: '10',
+  });
+  client = connectProcessManager({
+    brokers: stackEnv().brokers,
+    topicPrefix: h.prefix,
+    user: 'alice',
+  });
+  session = h.session('real');
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromFile(stackEnv().kubeconfig!);
+  timeline = await new PodTimeline(kubeconfig, session).start();
+}, 240_000);
+
+afterAll(async () => {
+  timeline?.stop();
+  await client?.close();
+  await h?.close();
+}, 180_000);
+
+it("boots in drunc's order, each waited for until it really listens", async () => {
+  const booted = await client.boot({ session, user: 'alice', processes: SESSION }, { wait: true });
+  expect(booted.completion?.status).toBe('succeeded');
+  expect(booted.completion!.processes.map((p) => p.nodeName)).toEqual([
+    target.node,
+    target.node,
+    target.node,
+  ]);
+  // The connection server was Ready before the root controller's pod existed, the root
+  // controller Ready before the application's pod existed.
+  const lcsReady = timeline.readyAt('local-connection-server');
+  expect(lcsReady).toBeGreaterThanOrEqual(0);
+  expect(timeline.createdAt('root')).toBeGreaterThan(lcsReady);
+  const rootReady = timeline.readyAt('root');
+  expect(rootReady).toBeGreaterThan(timeline.createdAt('root'));
+  expect(timeline.createdAt('app-1')).toBeGreaterThan(rootReady);
+});
+
+it("answers logs with the process's own last lines", async () => {
+  // process.booted is the pod's creation (docs/design.md §11.10): the process starts after.
+  await timeline.waitFor('app-1 Running', (m) => m.name === 'app-1' && m.phase === 'Running');
+  const [logs] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: 50 });
+  const lines = logs.lines.join('\n');
+  expect(lines).toContain('daq_application: start argv=["daq_application","--name","app-1"');
+  expect(logs.lines.length).toBeGreaterThan(1);
+  const [tail] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: 2 });
+  expect(tail.lines).toHaveLength(2);
+});
+
+it('shows each process Running on the real node with `kpm ps --live`', async () => {
+  const run = await kpm('ps', '--session', session, '--live', '--json');
+  expect(run.code).toBe(0);
+  const rows = JSON.parse(run.stdout) as {
+    description: { metadata: { name: string } };
+    live?: { alive: boolean; phase: string };
+  }[];
+  expect(rows.map((row) => [row.description.metadata.name, row.live]).sort()).toEqual([
+    ['app-1', { alive: true, phase: 'Running' }],
+    ['local-connection-server', { alive: true, phase: 'Running' }],
+    ['root', { alive: true, phase: 'Running' }],
+  ]);
+});
+
+it('restarts a real process with the same uuid: a new pod, a new start', async () => {
+  const [before] = await client.ps({ session, names: ['^app-1$'] });
+  const from = timeline.moments.length;
+  const restarted = await client.restart({ session, names: ['^app-1$'] }, { wait: true });
+  expect(restarted.completion?.status).toBe('succeeded');
+  const [after] = restarted.completion!.processes;
+  expect(after.uuid).toBe(before.uuid);
+  expect(after.podUid).not.toBe(before.podUid);
+  const added = await timeline.waitFor(
+    'app-1 again',
+    (m) => m.name === 'app-1' && m.type === 'ADDED',
+    from,
+  );
+  await timeline.waitFor(
+    'app-1 Running again',
+    (m) => m.name === 'app-1' && m.phase === 'Running',
+    added,
+  );
+  const [logs] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: 500 });
+  expect(logs.lines.filter((line) => line.includes('start argv='))).toHaveLength(1);
+});
+
+it("terminates in drunc's shutdown order, as the processes really ended", async () => {
+  const terminated = await client.terminate({ session, user: 'alice' }, { wait: true });
+  expect(terminated.completion?.status).toBe('succeeded');
+  const exits = Object.fromEntries(
+    terminated.completion!.processes.map((p) => [p.description.metadata.name, p.returnCode]),
+  );
+  // The controllers' and the server's SIGTERM handlers exit 0; the application is stopped by
+  // drunc's preStop `kill -QUIT 1` first, and its SIGQUIT handler exits 3.
+  expect(exits).toEqual({ 'app-1': 3, root: 0, 'local-connection-server': 0 });
+  const app = timeline.endedAt('app-1');
+  const root = timeline.endedAt('root');
+  const lcs = timeline.endedAt('local-connection-server');
+  expect(app).toBeGreaterThanOrEqual(0);
+  expect(root).toBeGreaterThan(app);
+  expect(lcs).toBeGreaterThan(root);
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The `kpm` CLI as a user runs it, against this suite's topics. */
+function kpm(...args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(repoRoot(), 'bin', 'kpm.js'), ...args], {
+      env: {
+        ...process.env,
+        KPM_KAFKA_BROKERS: stackEnv().brokers.join(','),
+        KPM_TOPIC_PREFIX: h.prefix,
+        KPM_LABEL_DOMAIN: h.harness.domain,
+        KUBECONFIG: stackEnv().kubeconfig,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
