@@ -1,4 +1,4 @@
-import { KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
+import { type KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
 
 /** One change of a pod as a watch delivered it, with when the test saw it. */
 export interface PodMoment {
