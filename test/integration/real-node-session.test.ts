@@ -12,6 +12,7 @@ import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import type { ProcessSpec } from '@kpm/contracts';
 import { repoRoot } from '@kpm/stack';
 import { KpmTrio } from '../support/kpm-trio';
+import { logLineOf } from '../support/pod-log';
 import { PodTimeline } from '../support/pod-timeline';
 import { realNode, realNodeBootEnv, standin } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
@@ -23,6 +24,7 @@ let h: KpmTrio;
 let client: ProcessManagerClient;
 let session: string;
 let timeline: PodTimeline;
+const kubeconfig = new KubeConfig();
 
 const onNode = { restriction: { allowedHosts: [target.node] } };
 const onRealNode = (name: string, treeId: string, extra: Partial<ProcessSpec>): ProcessSpec => ({
@@ -69,7 +71,6 @@ beforeAll(async () => {
     user: 'alice',
   });
   session = h.session('real');
-  const kubeconfig = new KubeConfig();
   kubeconfig.loadFromFile(stackEnv().kubeconfig!);
   timeline = await new PodTimeline(kubeconfig, session).start();
 }, 240_000);
@@ -101,6 +102,7 @@ it("boots in drunc's order, each waited for until it really listens", async () =
 it("answers logs with the process's own last lines", async () => {
   // process.booted is the pod's creation (docs/design.md §11.10): the process starts after.
   await timeline.waitFor('app-1 Running', (m) => m.name === 'app-1' && m.phase === 'Running');
+  await logLineOf(kubeconfig, { namespace: session, pod: 'app-1' }, (l) => l.includes('tick'));
   const [logs] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: 50 });
   const lines = logs.lines.join('\n');
   expect(lines).toContain('daq_application: start argv=["daq_application","--name","app-1"');
@@ -140,6 +142,9 @@ it('restarts a real process with the same uuid: a new pod, a new start', async (
     'app-1 Running again',
     (m) => m.name === 'app-1' && m.phase === 'Running',
     added,
+  );
+  await logLineOf(kubeconfig, { namespace: session, pod: 'app-1' }, (l) =>
+    l.includes('start argv='),
   );
   const [logs] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: 500 });
   expect(logs.lines.filter((line) => line.includes('start argv='))).toHaveLength(1);
