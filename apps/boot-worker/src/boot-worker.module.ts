@@ -1,14 +1,18 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Logger, Module } from '@nestjs/common';
+import { systemClock } from '@kpm/common';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import { commandRoute, EventProducer, KafkaDeadLetterSink, type KafkaClient } from '@kpm/kafka';
 import { CloudEventServer } from '@kpm/kafka/nest';
+import { createKubeApis } from '@kpm/kube';
 import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
 import { Registry } from 'prom-client';
 import { BootWorkerMetrics } from './boot-worker-metrics';
-import { createCommandRouter } from './boot-worker.factory';
-import { CommandRouter } from './commands/command-router';
+import { BootWorkerHandlers, createHandlers } from './boot-worker.factory';
+import { KubeCluster } from './cluster/kube-cluster';
 import { CommandsController } from './commands.controller';
+import type { FactSink } from './facts/fact-sink';
+import { logManagedSessions } from './managed-sessions';
 
 @Module({})
 export class BootWorkerModule {
@@ -19,10 +23,20 @@ export class BootWorkerModule {
       controllers: [CommandsController],
       providers: [
         {
-          provide: CommandRouter,
-          useFactory: (producer: EventProducer, registry: Registry) =>
-            createCommandRouter(settings, producer, new BootWorkerMetrics(registry)),
-          inject: [EventProducer, Registry],
+          provide: BootWorkerMetrics,
+          useFactory: (registry: Registry) => new BootWorkerMetrics(registry),
+          inject: [Registry],
+        },
+        {
+          provide: BootWorkerHandlers,
+          useFactory: (producer: EventProducer, metrics: BootWorkerMetrics) => {
+            const cluster = new KubeCluster(createKubeApis(settings.kubeconfig), settings);
+            void logManagedSessions(cluster.namespaces, new Logger('BootWorker'));
+            const topic = topicName('process-events', settings.kafka.topicPrefix);
+            const sink: FactSink = { send: (records) => producer.send(topic, records) };
+            return createHandlers(settings, { cluster, sink, clock: systemClock, metrics });
+          },
+          inject: [EventProducer, BootWorkerMetrics],
         },
       ],
     };

@@ -4,6 +4,7 @@ import {
   broadcastText,
   CommandType,
   eventId,
+  eventSource,
   topicName,
   traceparentOf,
   withCause,
@@ -14,14 +15,19 @@ import { KpmSettings } from '@kpm/config';
 import { EventProducer } from '@kpm/kafka';
 import { INVALID_EVENT, KafkaEventContext, type InvalidEvent } from '@kpm/kafka/nest';
 import { Broadcaster } from '@kpm/service-kit';
+import { BootWorkerHandlers } from './boot-worker.factory';
+import { BootWorkerMetrics } from './boot-worker-metrics';
 import { commandRejectedRecord, type RefusedCommand } from './command-rejection';
-import { StopRequested } from './commands/command-context';
-import { CommandRouter } from './commands/command-router';
+import { StopRequested, type CommandContext } from './commands/command-context';
+
+type Command<K extends CommandType> = KpmEvent<K>;
+type Handle = (context: CommandContext) => Promise<FieldError[]>;
 
 /**
- * kpm.commands in: every command is acknowledged with drunc's COMMAND_RECEIVED, then carried out;
- * a command that is invalid, or refused by the boot-worker's own checks, gets `command.rejected`
- * naming each field and why.
+ * kpm.commands in, one handler per command type. Every command is carried out the same way
+ * (`carryOut`): in its cause (trace, id, session), acknowledged with drunc's COMMAND_RECEIVED,
+ * handled, and — when the boot-worker's own checks refuse it — answered with `command.rejected`
+ * naming each field and why. A command that is not valid never reaches a handler (`invalid`).
  */
 @Controller()
 export class CommandsController {
@@ -32,55 +38,86 @@ export class CommandsController {
     @Inject(KpmSettings) private readonly settings: KpmSettings,
     @Inject(EventProducer) private readonly producer: EventProducer,
     @Inject(Broadcaster) private readonly broadcaster: Broadcaster,
-    @Inject(CommandRouter) private readonly router: CommandRouter,
+    @Inject(BootWorkerHandlers) private readonly handlers: BootWorkerHandlers,
+    @Inject(BootWorkerMetrics) private readonly metrics: BootWorkerMetrics,
   ) {}
 
-  @EventPattern(Object.values(CommandType))
-  async received(@Payload() command: KpmEvent, @Ctx() context: KafkaEventContext): Promise<void> {
-    // Every record this command causes carries its trace, every log its id (docs/design.md §3.4).
-    const cause = {
-      traceparent: traceparentOf(command),
-      commandId: command.id,
-      session: command.subject,
-    };
-    await withCause(cause, () => this.carryOut(command, context));
+  @EventPattern(CommandType.boot)
+  boot(@Payload() command: Command<typeof CommandType.boot>, @Ctx() record: KafkaEventContext) {
+    return this.carryOut(command, record, (c) => this.handlers.boot.handle(command.data, c));
   }
 
-  private async carryOut(command: KpmEvent, context: KafkaEventContext): Promise<void> {
+  @EventPattern(CommandType.kill)
+  kill(@Payload() command: Command<typeof CommandType.kill>, @Ctx() record: KafkaEventContext) {
+    return this.carryOut(command, record, (c) => this.handlers.kill.handle(command.data, c));
+  }
+
+  @EventPattern(CommandType.terminate)
+  terminate(
+    @Payload() command: Command<typeof CommandType.terminate>,
+    @Ctx() record: KafkaEventContext,
+  ) {
+    return this.carryOut(command, record, (c) => this.handlers.terminate.handle(command.data, c));
+  }
+
+  @EventPattern(CommandType.restart)
+  restart(
+    @Payload() command: Command<typeof CommandType.restart>,
+    @Ctx() record: KafkaEventContext,
+  ) {
+    return this.carryOut(command, record, (c) => this.handlers.restart.handle(command.data, c));
+  }
+
+  @EventPattern(CommandType.logs)
+  logs(@Payload() command: Command<typeof CommandType.logs>, @Ctx() record: KafkaEventContext) {
+    return this.carryOut(command, record, (c) => this.handlers.logs.handle(command.data, c));
+  }
+
+  /** `ps` and `flush` are the state service's: the boot-worker only acknowledges them. */
+  @EventPattern([CommandType.ps, CommandType.flush])
+  async stateCommand(@Payload() command: KpmEvent): Promise<void> {
+    await withCause(causeOf(command), () => this.acknowledge(command));
+  }
+
+  /** Commands that are not valid get a `command.rejected` fact naming each field and why. */
+  @EventPattern(INVALID_EVENT)
+  async invalid(@Payload() invalid: InvalidEvent, @Ctx() record: KafkaEventContext): Promise<void> {
+    await this.reject({ ...invalid.envelope, ...whereIn(record) }, invalid.errors);
+  }
+
+  private carryOut(command: KpmEvent, record: KafkaEventContext, handle: Handle): Promise<void> {
+    return withCause(causeOf(command), async () => {
+      await this.acknowledge(command);
+      const context = commandContext(command, record);
+      const refusals = await this.metrics.command(command.type, () =>
+        this.handleOrReport(command, () => handle(context)),
+      );
+      if (refusals.length > 0) {
+        const { id, type, subject } = command;
+        await this.reject({ id, type, subject, ...whereIn(record) }, refusals);
+      }
+    });
+  }
+
+  /** drunc's COMMAND_RECEIVED, as every service sends for every command it reads. */
+  private async acknowledge(command: KpmEvent): Promise<void> {
+    const { service } = this.settings;
     await this.broadcaster.broadcast({
-      id: eventId('command-received', this.settings.service, command.id),
+      id: eventId('command-received', service, command.id),
       broadcastType: 'COMMAND_RECEIVED',
       session: command.subject,
-      text: `${this.settings.service} received ${command.type} ${command.id}`,
+      text: `${service} received ${command.type} ${command.id}`,
       data: { commandId: command.id, commandType: command.type },
     });
-    const errors = await this.route(command, context);
-    if (errors.length > 0) {
-      await this.reject(
-        {
-          id: command.id,
-          type: command.type,
-          subject: command.subject,
-          key: context.record.key,
-          coordinates: coordinatesOf(context),
-        },
-        errors,
-      );
-    }
   }
 
   /**
    * An unexpected error is broadcast as drunc's UNHANDLED_EXCEPTION_RAISED, then left to the
    * transport (retried, then dead-lettered). A stop is no error: the command is redelivered.
    */
-  private async route(command: KpmEvent, context: KafkaEventContext): Promise<FieldError[]> {
+  private async handleOrReport(command: KpmEvent, handle: () => Promise<FieldError[]>) {
     try {
-      return await this.router.route(command, {
-        commandId: command.id,
-        subject: command.subject ?? context.record.key ?? '',
-        heartbeat: () => context.heartbeat(),
-        signal: context.signal,
-      });
+      return await handle();
     } catch (error) {
       if (!(error instanceof StopRequested)) await this.broadcastUnhandled(command, error);
       throw error;
@@ -102,34 +139,31 @@ export class CommandsController {
       );
   }
 
-  /** Commands that are not valid get a `command.rejected` fact naming each field and why. */
-  @EventPattern(INVALID_EVENT)
-  async invalid(
-    @Payload() invalid: InvalidEvent,
-    @Ctx() context: KafkaEventContext,
-  ): Promise<void> {
-    await this.reject(
-      { ...invalid.envelope, key: context.record.key, coordinates: coordinatesOf(context) },
-      invalid.errors,
-    );
-  }
-
   private async reject(refused: RefusedCommand, errors: readonly FieldError[]): Promise<void> {
-    const rejected = commandRejectedRecord(
-      refused,
-      errors.map((error) => ({ path: error.path, message: error.message })),
-      `/kpm/${this.settings.service}/${this.settings.instance}`,
-    );
-    this.logger.warn(
-      `rejected command ${refused.id ?? '(no id)'}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
-    );
-    await this.producer.send(topicName('process-events', this.settings.kafka.topicPrefix), [
-      rejected,
-    ]);
+    const { service, instance, kafka } = this.settings;
+    const details = errors.map(({ path, message }) => ({ path, message }));
+    const rejected = commandRejectedRecord(refused, details, eventSource(service, instance));
+    const why = details.map((e) => `${e.path} ${e.message}`).join('; ');
+    this.logger.warn(`rejected command ${refused.id ?? '(no id)'}: ${why}`);
+    await this.producer.send(topicName('process-events', kafka.topicPrefix), [rejected]);
   }
 }
 
-function coordinatesOf(context: KafkaEventContext): string {
-  const { record } = context;
-  return `${record.topic}/${record.partition}/${record.offset}`;
+/** Every record a command causes carries its trace, every log its id (docs/design.md §3.4). */
+function causeOf(command: KpmEvent) {
+  return { traceparent: traceparentOf(command), commandId: command.id, session: command.subject };
+}
+
+function commandContext(command: KpmEvent, record: KafkaEventContext): CommandContext {
+  return {
+    commandId: command.id,
+    subject: command.subject ?? record.record.key ?? '',
+    heartbeat: () => record.heartbeat(),
+    signal: record.signal,
+  };
+}
+
+/** The record's key, and its coordinates (which name a command without a usable id). */
+function whereIn({ record }: KafkaEventContext): Pick<RefusedCommand, 'key' | 'coordinates'> {
+  return { key: record.key, coordinates: `${record.topic}/${record.partition}/${record.offset}` };
 }

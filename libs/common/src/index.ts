@@ -1,3 +1,4 @@
 export * from './backoff';
+export * from './clock';
 export * from './concurrency';
 export * from './event-loop-slices';

@@ -10,6 +10,16 @@ import { typeEntry, type EventDataMap, type KpmEvent } from './registry';
 import { TOPICS } from './topics';
 import { currentTraceparent } from './trace-context';
 
+/**
+ * The CloudEvent `source` of what a kpm producer writes (docs/design.md §3.1): `/kpm/<service>/
+ * <instance>`, or `/kpm/cli/<host>` for a client; `part` names a part of a service (a dashboard).
+ */
+export function eventSource(producer: string, instance: string, part?: string): string {
+  return part === undefined
+    ? `/kpm/${producer}/${instance}`
+    : `/kpm/${producer}/${instance}/${part}`;
+}
+
 export interface BuildEventInput<K extends EventType> {
   type: K;
   /** A URI-reference naming the producer, e.g. `/kpm/boot-worker/<host>`. */

@@ -28,7 +28,7 @@ describe('NodeDirectory', () => {
     expect(await directory.check('b')).toEqual({ name: 'b', usable: false, reason: 'not ready' });
     expect(await directory.check('c')).toEqual({ name: 'c', usable: false, reason: 'cordoned' });
     expect(await directory.check('zz')).toMatchObject({ reason: 'not part of the cluster' });
-    expect(await directory.describe()).toBe('a (usable), b (not ready), c (cordoned)');
+    expect(await directory.summary()).toBe('a (usable), b (not ready), c (cordoned)');
   });
 
   it.each([
@@ -52,7 +52,7 @@ describe('NodeDirectory', () => {
       Array.from({ length: 100 }, (_, i) => directory.choose(`uuid-${i}`)),
     );
     expect(new Set(chosen)).toEqual(new Set(['a']));
-    expect(await directory.describe()).toBe('a (usable), r (usable when named, tainted)');
+    expect(await directory.summary()).toBe('a (usable), r (usable when named, tainted)');
   });
 
   it('lists the nodes once per expiry, also under concurrent checks', async () => {

@@ -72,7 +72,7 @@ export class NodeDirectory {
   }
 
   /** A human summary for error messages: `kpm-node-1 (usable), kpm-node-2 (cordoned)`. */
-  async describe(): Promise<string> {
+  async summary(): Promise<string> {
     const { verdicts } = await this.current();
     const parts = [...verdicts.values()].map(
       (v) =>

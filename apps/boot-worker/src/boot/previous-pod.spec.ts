@@ -20,9 +20,9 @@ describe('waitPreviousPodGone', () => {
   ])('%s', async (_, pending, outcome) => {
     const waited: Array<[number, number]> = [];
     const cluster = {
-      waitGone: (pods: readonly V1Pod[], timeoutMs: number) => {
+      waitFor: (pods: readonly V1Pod[], _done: unknown, timeoutMs: number) => {
         waited.push([pods.length, timeoutMs]);
-        return Promise.resolve(pending);
+        return Promise.resolve({ pending, last: new Map() });
       },
     };
     expect(await waitPreviousPodGone(cluster, pod, 30)).toEqual(outcome);
@@ -32,9 +32,9 @@ describe('waitPreviousPodGone', () => {
   it('stops when the boot-worker stops while waiting', async () => {
     const abort = new AbortController();
     const cluster = {
-      waitGone: () => {
+      waitFor: () => {
         abort.abort();
-        return Promise.resolve(['uid-1']);
+        return Promise.resolve({ pending: ['uid-1'], last: new Map() });
       },
     };
     await expect(waitPreviousPodGone(cluster, pod, 30, abort.signal)).rejects.toBeInstanceOf(

@@ -4,27 +4,23 @@
  * so it is waited out up to `podManagement.restartCleanupSeconds`, else `PreviousPodNotGone`.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Cluster } from '../cluster';
+import type { ProcessPods } from '../cluster/cluster';
 import { checkStopping } from '../commands/command-context';
-import type { BootFailure } from './process-booter';
+import { bootFailure, type BootFailure } from './boot-failure';
 
 /** Undefined once the pod is gone; the failure when it is still there after the timeout. */
 export async function waitPreviousPodGone(
-  cluster: Pick<Cluster, 'waitGone'>,
+  pods: Pick<ProcessPods, 'waitFor'>,
   pod: V1Pod,
   timeoutSeconds: number,
   signal?: AbortSignal,
 ): Promise<BootFailure | undefined> {
-  const pending = await cluster.waitGone([pod], timeoutSeconds * 1000, signal);
+  const wait = await pods.waitFor([pod], (p) => p === undefined, timeoutSeconds * 1000, signal);
   checkStopping(signal);
-  return pending.length > 0 ? previousPodNotGone(pod, timeoutSeconds) : undefined;
-}
-
-function previousPodNotGone(pod: V1Pod, timeoutSeconds: number): BootFailure {
+  if (wait.pending.length === 0) return undefined;
   const where = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
-  return {
-    ok: false,
-    code: 'PreviousPodNotGone',
-    message: `the ended pod ${where} of the earlier process is still there after ${timeoutSeconds} s (its termination is not recorded yet: is the watcher running?)`,
-  };
+  return bootFailure(
+    'PreviousPodNotGone',
+    `the ended pod ${where} of the earlier process is still there after ${timeoutSeconds} s (its termination is not recorded yet: is the watcher running?)`,
+  );
 }

@@ -1,183 +1,127 @@
-import { ApiException, type V1Pod } from '@kubernetes/client-node';
-import { loadSettings } from '@kpm/config';
-import { KpmLabels, KubeCallFailed, classifyKubeError, type NodeVerdict } from '@kpm/kube';
-import type { Cluster } from '../cluster';
-import { planProcesses } from './planned-process';
+import type { V1Pod } from '@kubernetes/client-node';
+import { fixture, SESSION, spec, USER } from '../__fixtures__/boot-worker-fixture';
+import { EndingRule } from '../cluster/pod-state';
+import { planProcesses, type PlannedProcess } from './planned-process';
 import { PodBuilder } from './pod-builder';
 import { ProcessBooter } from './process-booter';
 
-const labels = new KpmLabels('drunc.daq');
-const context = { session: 'run-7', user: 'alice', commandId: 'cmd-1' };
-const apiError = (code: number, reason: string) =>
-  new KubeCallFailed(
-    classifyKubeError(
-      new ApiException(
-        code,
-        reason,
-        JSON.stringify({ reason, message: `${reason} says the API server` }),
-        {},
-      ),
-    ),
-    code >= 500 ? 7 : 1,
-  );
+const context = { session: SESSION, user: USER, commandId: 'cmd-1' };
+const [process] = planProcesses('cmd-1', [spec('ru-01', '1.1.1')]);
 
-/** Just enough of the Cluster for one process: pods by name, nodes, services. */
-function fakeCluster(
-  options: { nodes?: NodeVerdict[]; create?: (pod: V1Pod) => V1Pod | Error } = {},
-) {
-  const pods = new Map<string, V1Pod>();
-  const calls: string[] = [];
-  const nodes = options.nodes ?? [{ name: 'kpm-node-1', usable: true }];
-  const cluster = {
-    labels,
-    fatal: new Set(['ErrImagePull']),
-    imagePull: () => ({ graceSeconds: 0, now: new Date() }),
-    pods: {
-      create: (_ns: string, pod: V1Pod) => {
-        calls.push(`create ${pod.metadata!.name}`);
-        const result = options.create?.(pod) ?? pod;
-        if (result instanceof Error) return Promise.reject(result);
-        if (pods.has(pod.metadata!.name!)) return Promise.reject(apiError(409, 'AlreadyExists'));
-        const created = { ...result, metadata: { ...result.metadata, uid: `uid-${calls.length}` } };
-        pods.set(pod.metadata!.name!, created);
-        return Promise.resolve(created);
-      },
-      read: (_ns: string, name: string) => Promise.resolve(pods.get(name)),
-      delete: (pod: V1Pod, grace: number) => {
-        calls.push(`delete ${pod.metadata!.name} grace ${grace}`);
-        pods.delete(pod.metadata!.name!);
-        return Promise.resolve(true);
-      },
-    },
-    services: { ensure: () => Promise.resolve({}) },
-    nodes: {
-      check: (host: string) =>
-        Promise.resolve(
-          nodes.find((n) => n.name === host) ?? {
-            name: host,
-            usable: false,
-            reason: 'not part of the cluster',
-          },
-        ),
-      choose: () => Promise.resolve(nodes.find((n) => n.usable)?.name),
-      describe: () =>
-        Promise.resolve(nodes.map((n) => `${n.name} (${n.reason ?? 'usable'})`).join(', ')),
-    },
-    waitGone: (gone: V1Pod[]) =>
-      Promise.resolve(gone.filter((p) => pods.has(p.metadata!.name!)).map((p) => p.metadata!.uid!)),
-    waitPod: () => Promise.resolve(undefined),
-  };
-  return { cluster: cluster as unknown as Cluster, pods, calls };
+function setUp(options: Parameters<typeof fixture>[0] = {}) {
+  const f = fixture(options);
+  const { cluster, settings } = f;
+  f.cluster.addNamespace(SESSION, { 'creator.drunc.daq': 'kpm', 'user.drunc.daq': USER });
+  const booter = new ProcessBooter(
+    cluster,
+    new PodBuilder(cluster.labels, settings),
+    new EndingRule(settings, cluster.clock),
+    settings.podManagement,
+  );
+  const boot = (p: PlannedProcess = process, waitReady = false) =>
+    booter.boot(p, context, { waitReady });
+  return { cluster, boot };
 }
 
-const settings = loadSettings('boot-worker', {});
-const [process] = planProcesses('cmd-1', [
-  { name: 'ru-01', treeId: '1.1.1', executableAndArguments: [{ exec: 'daq_application' }] },
-]);
-const booter = (cluster: Cluster) =>
-  new ProcessBooter(cluster, new PodBuilder(labels, settings), settings);
-const existingPod = (uuid: string, phase: string): V1Pod => ({
+const earlierPod = (uuid: string): V1Pod => ({
   metadata: {
     name: 'ru-01',
-    namespace: 'run-7',
+    namespace: SESSION,
     uid: 'old-uid',
-    labels: { [labels.creator]: 'kpm', [labels.uuid]: uuid },
+    labels: { 'creator.drunc.daq': 'kpm', 'uuid.drunc.daq': uuid },
+    finalizers: ['drunc.daq/termination-record'],
   },
-  status: { phase },
 });
 
+const pinned = (hosts: string[]) =>
+  planProcesses('cmd-1', [spec('ru-01', '1.1.1', { restriction: { allowedHosts: hosts } })])[0];
+
 describe('ProcessBooter', () => {
-  it('creates the pod on a usable node', async () => {
-    const { cluster } = fakeCluster();
-    const outcome = await booter(cluster).boot(process, context, { waitReady: false });
-    expect(outcome.ok && outcome.pod.spec!.nodeName).toBe('kpm-node-1');
+  it('creates the pod bound to a usable node', async () => {
+    const { boot } = setUp();
+    const outcome = await boot();
+    expect(outcome.ok && outcome.pod.spec!.nodeName).toBe('node-1');
   });
 
   it('adopts a pod of the same uuid: a redelivered boot creates nothing twice', async () => {
-    const { cluster, pods, calls } = fakeCluster();
-    pods.set('ru-01', existingPod(process.uuid, 'Running'));
-    const outcome = await booter(cluster).boot(process, context, { waitReady: false });
+    const { cluster, boot } = setUp();
+    cluster.addPod(earlierPod(process.uuid));
+    const outcome = await boot();
     expect(outcome.ok && outcome.pod.metadata!.uid).toBe('old-uid');
-    expect(calls).toEqual(['create ru-01']);
+    expect(cluster.timeline(/pod/)).toEqual([]);
   });
 
   it('refuses a name a running process of another uuid holds', async () => {
-    const { cluster, pods } = fakeCluster();
-    pods.set('ru-01', existingPod('other-uuid', 'Running'));
-    expect(await booter(cluster).boot(process, context, { waitReady: false })).toEqual({
+    const { cluster, boot } = setUp();
+    cluster.addPod(earlierPod('other-uuid'));
+    expect(await boot()).toEqual({
       ok: false,
       code: 'NameTaken',
       message: 'pod run-7/ru-01 runs another process (uuid other-uuid)',
     });
   });
 
-  it('deletes the ended pod of an earlier process, then takes over its name', async () => {
-    const { cluster, pods, calls } = fakeCluster();
-    pods.set('ru-01', existingPod('other-uuid', 'Failed'));
-    const outcome = await booter(cluster).boot(process, context, { waitReady: false });
-    expect(outcome.ok).toBe(true);
-    expect(calls).toEqual(['create ru-01', 'delete ru-01 grace 0', 'create ru-01']);
-  });
-
-  it("fails with the API server's reason: invalid at once, unavailable after the retries", async () => {
-    const invalid = fakeCluster({ create: () => apiError(422, 'Invalid') });
-    expect(await booter(invalid.cluster).boot(process, context, { waitReady: false })).toEqual({
-      ok: false,
-      code: 'Invalid',
-      message: 'could not create pod run-7/ru-01: Invalid says the API server',
-    });
-    const down = fakeCluster({ create: () => apiError(503, 'ServiceUnavailable') });
-    expect(await booter(down.cluster).boot(process, context, { waitReady: false })).toMatchObject({
-      ok: false,
-      code: 'ServiceUnavailable',
-    });
-  });
-
-  it('fails when no allowed host, or no node at all, is usable', async () => {
-    const { cluster } = fakeCluster({
-      nodes: [{ name: 'kpm-node-1', usable: false, reason: 'cordoned' }],
-    });
-    const [pinned] = planProcesses('cmd-1', [
-      {
-        ...process.spec,
-        uuid: undefined,
-        restriction: { allowedHosts: ['kpm-node-1', 'gone-node'] },
-      },
-    ]);
-    expect(await booter(cluster).boot(pinned, context, { waitReady: false })).toEqual({
+  it('takes the first usable allowed host, or fails naming each and why', async () => {
+    const { boot } = setUp({ nodes: { 'node-1': 'not-ready', 'node-3': 'ready' } });
+    const outcome = await boot(pinned(['node-1', 'node-3']));
+    expect(outcome.ok && outcome.pod.spec!.nodeName).toBe('node-3');
+    expect(await boot(pinned(['node-1', 'gone']))).toEqual({
       ok: false,
       code: 'NodeNotUsable',
       message:
-        'no allowed host is Ready and schedulable: kpm-node-1 (cordoned), gone-node (not part of the cluster)',
+        'no allowed host is Ready and schedulable: node-1 (not ready), gone (not part of the cluster)',
     });
-    expect(await booter(cluster).boot(process, context, { waitReady: false })).toEqual({
+  });
+
+  it('places through the node selector when it does not assign nodes', async () => {
+    const { boot } = setUp({ env: { KPM_ASSIGN_NODES: 'false' } });
+    const outcome = await boot(pinned(['node-1']));
+    expect(outcome.ok && outcome.pod.spec).toMatchObject({
+      nodeName: undefined,
+      nodeSelector: { 'kubernetes.io/hostname': 'node-1' },
+    });
+  });
+
+  it('takes a tainted node only when named, tolerating its taints for the scheduler', async () => {
+    const nodes = { 'node-1': 'tainted', 'node-2': 'ready' } as const;
+    const assigned = setUp({ nodes });
+    const spread = await assigned.boot();
+    expect(spread.ok && spread.pod.spec!.nodeName).toBe('node-2');
+    const scheduled = setUp({ nodes, env: { KPM_ASSIGN_NODES: 'false' } });
+    const named = await scheduled.boot(pinned(['node-1']));
+    expect(named.ok && named.pod.spec).toMatchObject({
+      nodeSelector: { 'kubernetes.io/hostname': 'node-1' },
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'daq', effect: 'NoSchedule' }],
+    });
+  });
+
+  it("fails with the API server's reason when the create fails for good", async () => {
+    const { cluster, boot } = setUp();
+    cluster.failNext('pods.create', {
+      kind: 'retryable',
+      status: 503,
+      reason: 'ServiceUnavailable',
+    });
+    expect(await boot()).toEqual({
       ok: false,
-      code: 'NoUsableNode',
-      message: 'no node is Ready and schedulable: kpm-node-1 (cordoned)',
+      code: 'ServiceUnavailable',
+      message: 'could not create pod run-7/ru-01: ServiceUnavailable says the API server',
     });
   });
 
-  it('takes the first usable allowed host', async () => {
-    const { cluster } = fakeCluster({
-      nodes: [
-        { name: 'kpm-node-1', usable: false, reason: 'not ready' },
-        { name: 'kpm-node-3', usable: true },
-      ],
-    });
-    const [pinned] = planProcesses('cmd-1', [
-      {
-        ...process.spec,
-        uuid: undefined,
-        restriction: { allowedHosts: ['kpm-node-1', 'kpm-node-3'] },
-      },
+  it('reports a pod deleted before it became Ready', async () => {
+    const { cluster, boot } = setUp({ defaultScript: { readyAfterMs: 10_000 } });
+    cluster.clock.schedule(1_000, () => cluster.removePod(SESSION, 'ru-01'));
+    expect(await boot(process, true)).toMatchObject({ ok: false, code: 'PodDeleted' });
+  });
+
+  it('creates the connection server’s Services: headless, and the NodePort when configured', async () => {
+    const { cluster, boot } = setUp({ env: { KPM_CONNECTION_SERVER_NODE_PORT: '30500' } });
+    const [server] = planProcesses('cmd-1', [spec('local-connection-server', '2')]);
+    expect((await boot(server)).ok).toBe(true);
+    expect(cluster.timeline(/service/)).toEqual([
+      '+0s create service run-7/local-connection-server',
+      '+0s create service run-7/local-connection-server-nodeport',
     ]);
-    const outcome = await booter(cluster).boot(pinned, context, { waitReady: false });
-    expect(outcome.ok && outcome.pod.spec!.nodeName).toBe('kpm-node-3');
-  });
-
-  it('reports a pod that never became Ready', async () => {
-    const { cluster } = fakeCluster();
-    const outcome = await booter(cluster).boot(process, context, { waitReady: true });
-    expect(outcome).toMatchObject({ ok: false, code: 'PodDeleted' });
   });
 });

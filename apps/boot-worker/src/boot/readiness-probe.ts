@@ -10,7 +10,7 @@
 import type { V1Probe } from '@kubernetes/client-node';
 import type { ProcessSpec } from '@kpm/contracts';
 import type { PlannedProcess } from './planned-process';
-import { isConnectionServer } from './ready-wait';
+import { isConnectionServer } from './boot-order';
 
 export interface ProbeSettings {
   connectionServerName: string;

@@ -8,7 +8,7 @@
 import type { V1Namespace } from '@kubernetes/client-node';
 import { foreignSessionErrors, type ActingUser, type FieldError } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
-import type { ProcessPod } from '../kill/process-pod';
+import type { ProcessPod } from '../cluster/process-pod';
 
 /** The session's namespace as the boot-worker found it. */
 export interface NamespaceView {

@@ -1,8 +1,17 @@
+import { systemClock, type Clock } from '@kpm/common';
 import type { EncodedRecord } from '@kpm/contracts';
 
 /** Where facts go: `kpm.process-events`, acknowledged by the broker before `send` resolves. */
 export interface FactSink {
   send(records: readonly EncodedRecord[]): Promise<void>;
+}
+
+export interface FactBatcherOptions {
+  lingerMs: number;
+  maxBatch: number;
+  /** Told after each batch the broker acknowledged. */
+  onFlush?: () => void;
+  clock?: Clock;
 }
 
 /**
@@ -14,13 +23,14 @@ export class FactBatcher {
   private buffer: EncodedRecord[] = [];
   private sending: Promise<void> = Promise.resolve();
   private failure?: Error;
-  private readonly timer: NodeJS.Timeout;
+  private readonly closing = new AbortController();
+  private readonly lingering: Promise<void>;
 
   constructor(
     private readonly sink: FactSink,
-    private readonly options: { lingerMs: number; maxBatch: number; onFlush?: () => void },
+    private readonly options: FactBatcherOptions,
   ) {
-    this.timer = setInterval(() => this.flush(), options.lingerMs);
+    this.lingering = this.linger(options.clock ?? systemClock);
   }
 
   add(record: EncodedRecord): void {
@@ -29,10 +39,20 @@ export class FactBatcher {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.closing.abort();
+    await this.lingering;
     this.flush();
     await this.sending;
     if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** What waited `lingerMs` goes out without waiting for a full batch. */
+  private async linger(clock: Clock): Promise<void> {
+    const { signal } = this.closing;
+    while (!signal.aborted) {
+      await clock.sleep(this.options.lingerMs, signal);
+      this.flush();
+    }
   }
 
   private flush(): void {

@@ -13,12 +13,32 @@ import {
   type EncodedRecord,
   type KillAccepted,
   type KpmEvent,
-  type ProcessBootFailed,
-  type ProcessInstance,
 } from '@kpm/contracts';
+import type { BootFailure, BootOutcome } from '../boot/boot-failure';
+import type { PlannedProcess } from '../boot/planned-process';
+import type { BootContext } from '../boot/pod-builder';
+import { FactBatcher, type FactBatcherOptions, type FactSink } from './fact-sink';
+import { runningInstance } from './process-instance';
+
+/** The environment a booted process runs with (the pod builder's rule), for its ProcessInstance. */
+export type EnvOf = (process: PlannedProcess, user: string) => Record<string, string>;
 
 export class ProcessFacts {
-  constructor(private readonly source: string) {}
+  constructor(
+    private readonly source: string,
+    private readonly sink: FactSink,
+    private readonly envOf: EnvOf,
+  ) {}
+
+  /** Sends the records; resolves on the broker's acknowledgement. */
+  send(...records: EncodedRecord[]): Promise<void> {
+    return this.sink.send(records);
+  }
+
+  /** A batcher for the facts of a long command (fact-sink.ts). */
+  batcher(options: FactBatcherOptions): FactBatcher {
+    return new FactBatcher(this.sink, options);
+  }
 
   bootAccepted(subject: string, data: BootAccepted): EncodedRecord {
     return this.encode(
@@ -29,14 +49,39 @@ export class ProcessFacts {
     );
   }
 
-  processBooted(subject: string, commandId: string, process: ProcessInstance): EncodedRecord {
+  /** `process.booted` or `process.boot-failed` for one process of a boot or restart. */
+  bootOutcome(
+    subject: string,
+    process: PlannedProcess,
+    context: BootContext,
+    outcome: BootOutcome,
+  ): EncodedRecord {
+    if (!outcome.ok) return this.bootFailed(subject, process, context, outcome);
+    const env = this.envOf(process, context.user);
+    const instance = runningInstance(process, outcome.pod, { ...context, env });
+    const { commandId } = context;
     const id = eventId('process.booted', commandId, process.uuid);
-    return this.encode(ProcessEventType.processBooted, id, subject, { commandId, process });
+    return this.encode(ProcessEventType.processBooted, id, subject, {
+      commandId,
+      process: instance,
+    });
   }
 
-  processBootFailed(subject: string, data: ProcessBootFailed): EncodedRecord {
-    const id = eventId('process.boot-failed', data.commandId, data.uuid);
-    return this.encode(ProcessEventType.processBootFailed, id, subject, data);
+  bootFailed(
+    subject: string,
+    process: PlannedProcess,
+    context: BootContext,
+    failure: BootFailure,
+  ): EncodedRecord {
+    const { commandId, session } = context;
+    const id = eventId('process.boot-failed', commandId, process.uuid);
+    return this.encode(ProcessEventType.processBootFailed, id, subject, {
+      commandId,
+      uuid: process.uuid,
+      name: process.spec.name,
+      session,
+      error: { code: failure.code, message: failure.message },
+    });
   }
 
   killAccepted(subject: string, data: KillAccepted): EncodedRecord {

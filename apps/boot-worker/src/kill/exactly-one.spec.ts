@@ -1,7 +1,7 @@
 import type { ProcessQuery } from '@kpm/contracts';
 import { selectOne } from './exactly-one';
 import { EMPTY_QUERY } from './kill-handler';
-import type { ProcessPod } from './process-pod';
+import type { ProcessPod } from '../cluster/process-pod';
 
 const process = (name: string, uuid: string, session = 'run-7', user = 'alice'): ProcessPod => ({
   name,

@@ -5,9 +5,9 @@ import {
   type ProcessQuery,
 } from '@kpm/contracts';
 import { processOwnershipErrors } from '../boot/session-ownership';
-import type { Cluster } from '../cluster';
+import type { ProcessPods } from '../cluster/cluster';
 import { EMPTY_QUERY } from './kill-handler';
-import type { ProcessPod } from './process-pod';
+import type { ProcessPod } from '../cluster/process-pod';
 import { describeMatches, otherSessions, resolveQuery } from './query-resolver';
 
 type One = { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[] };
@@ -17,14 +17,14 @@ type One = { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[]
  * an empty query, a process of a session another user owns, none or several.
  */
 export async function selectOne(
-  cluster: Pick<Cluster, 'processes'>,
+  pods: Pick<ProcessPods, 'processes'>,
   query: ProcessQuery,
   command: 'restart' | 'logs',
   acting: ActingUser,
   subject: string,
 ): Promise<One> {
   if (isEmptyProcessQuery(query)) return { ok: false, errors: [EMPTY_QUERY] };
-  const selected = resolveQuery(query, await cluster.processes(query.session));
+  const selected = resolveQuery(query, await pods.processes(query.session));
   const foreign = processOwnershipErrors(acting, selected);
   if (foreign.length > 0) return { ok: false, errors: foreign };
   const one = exactlyOne(selected, command);

@@ -1,6 +1,6 @@
 import { isEmptyProcessQuery, type FieldError, type KillCommand } from '@kpm/contracts';
 import { processOwnershipErrors } from '../boot/session-ownership';
-import type { Cluster } from '../cluster';
+import type { Cluster } from '../cluster/cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { Killer } from './killer';
 import { otherSessions, resolveQuery } from './query-resolver';
@@ -26,7 +26,7 @@ export class KillHandler {
   async handle(command: KillCommand, context: CommandContext): Promise<FieldError[]> {
     const { query } = command;
     if (isEmptyProcessQuery(query)) return [EMPTY_QUERY];
-    const selected = resolveQuery(query, await this.cluster.processes(query.session));
+    const selected = resolveQuery(query, await this.cluster.pods.processes(query.session));
     const spanning = otherSessions(selected, context.subject);
     if (spanning) return [spanning];
     const foreign = processOwnershipErrors(

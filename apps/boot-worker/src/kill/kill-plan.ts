@@ -5,7 +5,7 @@
  */
 import { shutdownGroups } from '@kpm/contracts';
 import { killProgressTimeoutSeconds, killTimeoutSeconds, type KillTiming } from './kill-timeout';
-import type { ProcessPod } from './process-pod';
+import type { ProcessPod } from '../cluster/process-pod';
 
 export interface KillPlan extends KillTiming {
   stages: ProcessPod[][];

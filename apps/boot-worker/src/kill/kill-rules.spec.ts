@@ -2,7 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { roleFromTreeId, shutdownStages } from '@kpm/contracts';
 import { KpmLabels } from '@kpm/kube';
 import { planKill, uuidStages } from './kill-plan';
-import { processPodOf, type ProcessPod } from './process-pod';
+import { processPodOf, type ProcessPod } from '../cluster/process-pod';
 import { describeMatches, otherSessions, resolveQuery } from './query-resolver';
 
 const labels = new KpmLabels('drunc.daq');

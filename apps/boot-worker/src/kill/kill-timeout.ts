@@ -13,7 +13,7 @@ export interface KillTiming {
   forcedKillWaitSeconds: number;
 }
 
-type KillSettings = Pick<
+export type KillSettings = Pick<
   KpmSettings['podManagement'],
   'killTimeoutSeconds' | 'killEscalationMarginSeconds' | 'forcedKillWaitSeconds'
 >;

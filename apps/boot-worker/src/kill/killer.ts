@@ -2,17 +2,20 @@
  * What kill, terminate and restart share: emit `kill.accepted` with drunc's stages, then run
  * them. The state service completes the command from the watcher's terminations.
  */
+import type { Clock } from '@kpm/common';
 import type { KillKind } from '@kpm/contracts';
-import type { KpmSettings } from '@kpm/config';
 import type { BootWorkerMetrics } from '../boot-worker-metrics';
-import type { Cluster } from '../cluster';
+import type { ProcessPod } from '../cluster/process-pod';
 import type { CommandContext } from '../commands/command-context';
-import type { FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { planKill, uuidStages } from './kill-plan';
-import { killProgressTimeoutSeconds, killTimeoutSeconds, killTiming } from './kill-timeout';
-import type { ProcessPod } from './process-pod';
-import { StageExecutor, type StageReport } from './stage-executor';
+import {
+  killProgressTimeoutSeconds,
+  killTimeoutSeconds,
+  killTiming,
+  type KillSettings,
+} from './kill-timeout';
+import type { StageExecutor, StageReport } from './stage-executor';
 
 export interface KillRequest {
   kind: KillKind;
@@ -29,32 +32,21 @@ export interface AcceptedTiming {
 }
 
 export class Killer {
-  private readonly executor: StageExecutor;
-
   constructor(
-    cluster: Cluster,
+    private readonly executor: StageExecutor,
     private readonly facts: ProcessFacts,
-    private readonly sink: FactSink,
-    private readonly settings: KpmSettings,
+    private readonly settings: KillSettings,
+    private readonly clock: Clock,
     private readonly metrics?: BootWorkerMetrics,
-  ) {
-    this.executor = new StageExecutor(
-      {
-        deletePod: (pod, grace) => cluster.pods.delete(pod, grace),
-        waitEnded: (pods, timeoutMs, signal) => cluster.waitEnded(pods, timeoutMs, signal),
-        now: () => Date.now(),
-      },
-      settings.podManagement.bootConcurrency,
-    );
-  }
+  ) {}
 
   async kill(
     processes: readonly ProcessPod[],
     request: KillRequest,
     context: CommandContext,
   ): Promise<StageReport[]> {
-    const startedAt = Date.now();
-    const timing = killTiming(this.settings.podManagement, request.gracePeriodSeconds);
+    const startedAt = this.clock.now();
+    const timing = killTiming(this.settings, request.gracePeriodSeconds);
     const plan = planKill(processes, timing, request.timeoutSeconds);
     await this.accept(uuidStages(plan), request, plan, context);
     const reports = await this.executor.run(plan, startedAt, context.signal);
@@ -69,7 +61,8 @@ export class Killer {
     timing: AcceptedTiming,
     context: CommandContext,
   ): Promise<void> {
-    await this.sink.send([
+    const { progressTimeoutSeconds } = timing;
+    await this.facts.send(
       this.facts.killAccepted(context.subject, {
         commandId: context.commandId,
         kind: request.kind,
@@ -77,16 +70,14 @@ export class Killer {
         stages,
         gracePeriodSeconds: timing.gracePeriodSeconds,
         timeoutSeconds: timing.timeoutSeconds,
-        ...(timing.progressTimeoutSeconds === undefined
-          ? {}
-          : { progressTimeoutSeconds: timing.progressTimeoutSeconds }),
+        ...(progressTimeoutSeconds === undefined ? {} : { progressTimeoutSeconds }),
       }),
-    ]);
+    );
   }
 
   /** The timing of a kill of `stageCount` stages under the settings and the request. */
   timing(request: KillRequest, stageCount = 1): AcceptedTiming {
-    const timing = killTiming(this.settings.podManagement, request.gracePeriodSeconds);
+    const timing = killTiming(this.settings, request.gracePeriodSeconds);
     return {
       gracePeriodSeconds: timing.gracePeriodSeconds,
       timeoutSeconds: killTimeoutSeconds(timing, stageCount, request.timeoutSeconds),

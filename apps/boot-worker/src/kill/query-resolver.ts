@@ -3,7 +3,7 @@
  * kill, restart and logs refuse an empty query before resolving one (EMPTY_QUERY).
  */
 import { processQueryMatcher, type FieldError, type ProcessQuery } from '@kpm/contracts';
-import type { ProcessPod } from './process-pod';
+import type { ProcessPod } from '../cluster/process-pod';
 
 /** The processes the query selects, ordered by session and name. */
 export function resolveQuery(query: ProcessQuery, processes: readonly ProcessPod[]): ProcessPod[] {

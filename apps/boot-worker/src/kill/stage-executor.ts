@@ -6,18 +6,12 @@
  * grace a process is given: past it, stages are still deleted in order, without waiting.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { mapConcurrent } from '@kpm/common';
+import { mapConcurrent, type Clock } from '@kpm/common';
+import type { ProcessPods } from '../cluster/cluster';
+import type { EndingRule } from '../cluster/pod-state';
+import type { ProcessPod } from '../cluster/process-pod';
 import { checkStopping } from '../commands/command-context';
 import type { KillPlan } from './kill-plan';
-import type { ProcessPod } from './process-pod';
-
-export interface KillPorts {
-  /** Deletes with the grace period; false when the pod is already gone. */
-  deletePod(pod: V1Pod, gracePeriodSeconds: number): Promise<boolean>;
-  /** Waits until every pod has ended or is gone; resolves with the uids still running. */
-  waitEnded(pods: readonly V1Pod[], timeoutMs: number, signal?: AbortSignal): Promise<string[]>;
-  now(): number;
-}
 
 export interface StageReport {
   uuids: string[];
@@ -29,7 +23,9 @@ export interface StageReport {
 
 export class StageExecutor {
   constructor(
-    private readonly ports: KillPorts,
+    private readonly pods: Pick<ProcessPods, 'delete' | 'waitFor'>,
+    private readonly endings: EndingRule,
+    private readonly clock: Clock,
     private readonly concurrency: number,
   ) {}
 
@@ -48,22 +44,19 @@ export class StageExecutor {
     deadline: number,
     signal?: AbortSignal,
   ): Promise<StageReport> {
-    const { ports } = this;
     const pods = stage.map((p) => p.pod);
     const uuidOf = new Map(stage.map((p) => [p.pod.metadata!.uid!, p.uuid]));
-    const started = ports.now();
+    const started = this.clock.now();
     await this.deleteAll(pods, plan.gracePeriodSeconds, signal);
     const escalateAt = started + (plan.gracePeriodSeconds + plan.escalationMarginSeconds) * 1000;
-    let pending = await ports.waitEnded(pods, until(Math.min(escalateAt, deadline), ports), signal);
-    this.checkStopping(signal);
+    let pending = await this.waitEnded(pods, Math.min(escalateAt, deadline), signal);
     let escalated: string[] = [];
     if (pending.length > 0 && escalateAt <= deadline) {
       const stragglers = pods.filter((p) => pending.includes(p.metadata!.uid!));
       await this.deleteAll(stragglers, 0, signal);
       escalated = pending;
-      const forcedUntil = Math.min(ports.now() + plan.forcedKillWaitSeconds * 1000, deadline);
-      pending = await ports.waitEnded(stragglers, until(forcedUntil, ports), signal);
-      this.checkStopping(signal);
+      const forcedUntil = this.clock.now() + plan.forcedKillWaitSeconds * 1000;
+      pending = await this.waitEnded(stragglers, Math.min(forcedUntil, deadline), signal);
     }
     const uuids = (uids: string[]) => uids.map((uid) => uuidOf.get(uid) ?? uid);
     return {
@@ -74,15 +67,15 @@ export class StageExecutor {
   }
 
   private async deleteAll(pods: V1Pod[], grace: number, signal?: AbortSignal): Promise<void> {
-    await mapConcurrent(pods, this.concurrency, (pod) => this.ports.deletePod(pod, grace));
-    this.checkStopping(signal);
-  }
-
-  private checkStopping(signal?: AbortSignal): void {
+    await mapConcurrent(pods, this.concurrency, (pod) => this.pods.delete(pod, grace));
     checkStopping(signal);
   }
-}
 
-function until(time: number, ports: KillPorts): number {
-  return Math.max(0, time - ports.now());
+  /** Waits until the pods have ended or are gone, or `until`; the uids still running. */
+  private async waitEnded(pods: V1Pod[], until: number, signal?: AbortSignal): Promise<string[]> {
+    const timeoutMs = Math.max(0, until - this.clock.now());
+    const wait = await this.pods.waitFor(pods, (p) => this.endings.hasEnded(p), timeoutMs, signal);
+    checkStopping(signal);
+    return wait.pending;
+  }
 }

@@ -1,6 +1,6 @@
 import type { FieldError, TerminateCommand } from '@kpm/contracts';
 import { namespaceView, sessionOwnershipErrors } from '../boot/session-ownership';
-import type { Cluster } from '../cluster';
+import type { Cluster } from '../cluster/cluster';
 import type { CommandContext } from '../commands/command-context';
 import type { Killer } from './killer';
 
@@ -26,7 +26,7 @@ export class TerminateHandler {
       namespace && namespaceView(namespace, this.cluster.labels),
     );
     if (errors.length > 0) return errors;
-    const processes = namespace ? await this.cluster.processes(session) : [];
+    const processes = namespace ? await this.cluster.pods.processes(session) : [];
     await this.killer.kill(
       processes,
       {

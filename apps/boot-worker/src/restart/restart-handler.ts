@@ -3,76 +3,87 @@
  * releases it once the termination is recorded), boot it again with the same uuid and the spec
  * from its annotation. A restart record makes a redelivered restart resume where it stopped.
  */
-import {
-  roleFromTreeId,
-  validateData,
-  ProcessSpec,
-  type FieldError,
-  type RestartCommand,
-} from '@kpm/contracts';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { KpmSettings } from '@kpm/config';
-import { bootPolicyOf, validateBoot } from '../boot/boot-validator';
-import type { Cluster } from '../cluster';
-import type { PlannedProcess } from '../boot/planned-process';
-import type { PodBuilder } from '../boot/pod-builder';
-import type { BootOutcome, ProcessBooter } from '../boot/process-booter';
+import type { FieldError, RestartCommand } from '@kpm/contracts';
+import type { BootChecks } from '../boot/boot-checks';
+import type { BootOutcome } from '../boot/boot-failure';
+import { waitsForReady } from '../boot/boot-order';
 import { waitPreviousPodGone } from '../boot/previous-pod';
-import { waitsForReady } from '../boot/ready-wait';
+import type { ProcessBooter } from '../boot/process-booter';
+import type { Cluster } from '../cluster/cluster';
+import type { ProcessPod } from '../cluster/process-pod';
 import type { CommandContext } from '../commands/command-context';
-import { bootOutcomeFact } from '../facts/boot-outcome';
-import type { FactSink } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import { selectOne } from '../kill/exactly-one';
 import type { Killer, KillRequest } from '../kill/killer';
-import type { ProcessPod } from '../kill/process-pod';
 import {
   isTrustedRecord,
+  plannedRestart,
   restartLabel,
   restartRecord,
   targetOf,
+  targetOfPod,
   type RestartTarget,
 } from './restart-record';
 
+export interface RestartSettings {
+  operatorUsers: readonly string[];
+  restartCleanupSeconds: number;
+  connectionServerName: string;
+}
+
+/** What a restart acts on: the target, its record if resumed, the old process if still there. */
 type Found =
-  { ok: true; target: RestartTarget; old?: ProcessPod } | { ok: false; errors: FieldError[] };
+  | { ok: true; target: RestartTarget; record?: V1ConfigMap; old?: ProcessPod }
+  | { ok: false; errors: FieldError[] };
 
 export class RestartHandler {
   constructor(
     private readonly cluster: Cluster,
+    private readonly checks: BootChecks,
     private readonly killer: Killer,
     private readonly booter: ProcessBooter,
-    private readonly builder: PodBuilder,
     private readonly facts: ProcessFacts,
-    private readonly sink: FactSink,
-    private readonly settings: KpmSettings,
+    private readonly settings: RestartSettings,
   ) {}
 
   async handle(command: RestartCommand, context: CommandContext): Promise<FieldError[]> {
-    const { labels, records } = this.cluster;
-    const [record] = await this.trusted(
-      await records.list(restartLabel(labels, context.commandId)),
-    );
-    const recorded = record && targetOf(record, labels);
-    const found = recorded
-      ? await this.fromRecord(recorded)
-      : await this.fromQuery(command, context.subject);
+    const found = await this.find(command, context);
     if (!found.ok) return found.errors;
-    const { target, old } = found;
-    const refused = this.policyErrors(target);
+    const { target, record, old } = found;
+    const refused = this.policyRefusals(target);
     if (refused.length > 0) return refused;
     const request: KillRequest = { kind: 'restart', session: target.session };
+    const { labels, restartRecords } = this.cluster;
+    const stored = record ?? restartRecord(labels, context.commandId, target);
     if (old?.commandId === context.commandId) {
       // Restarted already (this is a redelivery): the facts again, with the same ids.
       await this.killer.accept([[old.uuid]], request, this.killer.timing(request), context);
-      await this.emit(this.planned(target), target, { ok: true, pod: old.pod }, context);
+      await this.emit(target, { ok: true, pod: old.pod }, context);
     } else {
-      if (!recorded)
-        await records.create(target.session, restartRecord(labels, context.commandId, target));
+      if (!record) await restartRecords.create(stored);
       await this.restart(target, old, request, context);
     }
-    await records.delete(record ?? restartRecord(labels, context.commandId, target));
+    await restartRecords.delete(stored);
     return [];
+  }
+
+  /** A restart in progress under this command id (a redelivery), else the query's one process. */
+  private async find(command: RestartCommand, context: CommandContext): Promise<Found> {
+    const { labels, restartRecords, pods } = this.cluster;
+    const [record] = await this.trusted(
+      await restartRecords.list(restartLabel(labels, context.commandId)),
+    );
+    const recorded = record && targetOf(record, labels);
+    if (recorded) {
+      const old = (await pods.processes(recorded.session)).find((p) => p.uuid === recorded.uuid);
+      return { ok: true, target: recorded, record, old };
+    }
+    const acting = { user: command.user, operators: this.settings.operatorUsers };
+    const one = await selectOne(pods, command.query, 'restart', acting, context.subject);
+    if (!one.ok) return one;
+    const target = targetOfPod(one.process, labels);
+    return target.ok ? { ok: true, target: target.target, old: one.process } : target;
   }
 
   /**
@@ -89,13 +100,9 @@ export class RestartHandler {
     return out;
   }
 
-  /** The stored spec through the same policy a boot passes (it may predate today's settings). */
-  private policyErrors(target: RestartTarget): FieldError[] {
-    const process = this.planned(target);
-    const errors = validateBoot(
-      { session: target.session, user: target.user, processes: [process], existing: [] },
-      bootPolicyOf(this.settings, this.cluster.labels),
-    );
+  /** The stored spec through the rules a boot passes (it may predate today's settings). */
+  private policyRefusals(target: RestartTarget): FieldError[] {
+    const errors = this.checks.specRefusals(target.session, target.user, plannedRestart(target));
     if (errors.length === 0) return [];
     const why = errors.map((e) => `${e.path.replace(/^processes\[0\]\.?/, 'spec.')} ${e.message}`);
     return [
@@ -106,100 +113,50 @@ export class RestartHandler {
     ];
   }
 
-  /** A resumed restart: the target from its record, the old pod if it is still there. */
-  private async fromRecord(target: RestartTarget): Promise<Found> {
-    const old = (await this.cluster.processes(target.session)).find((p) => p.uuid === target.uuid);
-    return { ok: true, target, old };
-  }
-
-  private async fromQuery(command: RestartCommand, subject: string): Promise<Found> {
-    const acting = { user: command.user, operators: this.settings.security.operatorUsers };
-    const one = await selectOne(this.cluster, command.query, 'restart', acting, subject);
-    if (!one.ok) return one;
-    const target = this.targetFrom(one.process);
-    return target.ok ? { ok: true, target: target.target, old: one.process } : target;
-  }
-
   private async restart(
     target: RestartTarget,
     old: ProcessPod | undefined,
     request: KillRequest,
     context: CommandContext,
   ): Promise<void> {
-    const process = this.planned(target);
     if (old) {
       await this.killer.kill([old], request, context);
-      const timeoutS = this.settings.podManagement.restartCleanupSeconds;
-      const notGone = await waitPreviousPodGone(this.cluster, old.pod, timeoutS, context.signal);
-      if (notGone) return this.emit(process, target, notGone, context);
+      const timeoutS = this.settings.restartCleanupSeconds;
+      const notGone = await waitPreviousPodGone(
+        this.cluster.pods,
+        old.pod,
+        timeoutS,
+        context.signal,
+      );
+      if (notGone) return this.emit(target, notGone, context);
     } else {
       // The old pod went before a crash interrupted this restart: its kill was accepted already.
       await this.killer.accept([[target.uuid]], request, this.killer.timing(request), context);
     }
-    const waitReady = waitsForReady(process, this.settings.podManagement.connectionServerName);
-    const outcome = await this.booter.boot(
-      process,
-      { session: target.session, user: target.user, commandId: context.commandId },
-      { waitReady, signal: context.signal },
-    );
-    await this.emit(process, target, outcome, context);
+    const process = plannedRestart(target);
+    const waitReady = waitsForReady(process, this.settings.connectionServerName);
+    const outcome = await this.booter.boot(process, this.bootContext(target, context), {
+      waitReady,
+      signal: context.signal,
+    });
+    await this.emit(target, outcome, context);
   }
 
   private async emit(
-    process: PlannedProcess,
-    owner: { session: string; user?: string },
+    target: RestartTarget,
     outcome: BootOutcome,
     context: CommandContext,
   ): Promise<void> {
-    const bootContext = {
-      session: owner.session,
-      user: owner.user ?? '',
-      commandId: context.commandId,
-    };
-    await this.sink.send([
-      bootOutcomeFact(this.facts, this.builder, process, bootContext, context.subject, outcome),
-    ]);
+    const fact = this.facts.bootOutcome(
+      context.subject,
+      plannedRestart(target),
+      this.bootContext(target, context),
+      outcome,
+    );
+    await this.facts.send(fact);
   }
 
-  private planned(target: RestartTarget): PlannedProcess {
-    return {
-      index: 0,
-      uuid: target.uuid,
-      spec: target.spec,
-      role: roleFromTreeId(target.spec.treeId),
-    };
-  }
-
-  /** The spec stored on the pod, validated again: it is read back from the cluster. */
-  private targetFrom(
-    process: ProcessPod,
-  ): { ok: true; target: RestartTarget } | { ok: false; errors: FieldError[] } {
-    const raw = process.pod.metadata?.annotations?.[this.cluster.labels.specAnnotation];
-    const refuse = (why: string) => ({
-      ok: false as const,
-      errors: [
-        {
-          path: 'query',
-          message: `selects ${process.name} (${process.session}), which cannot be restarted: ${why}`,
-        },
-      ],
-    });
-    if (!raw || !process.user) return refuse('its pod carries no process spec or user');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      return refuse('its process spec annotation is not JSON');
-    }
-    const checked = validateData(ProcessSpec, parsed);
-    if (!checked.ok)
-      return refuse(
-        `its process spec is invalid (${checked.errors.map((e) => `${e.path} ${e.message}`).join('; ')})`,
-      );
-    const spec = { ...checked.value, uuid: process.uuid };
-    return {
-      ok: true,
-      target: { uuid: process.uuid, session: process.session, user: process.user, spec },
-    };
+  private bootContext(target: RestartTarget, { commandId }: CommandContext) {
+    return { session: target.session, user: target.user, commandId };
   }
 }

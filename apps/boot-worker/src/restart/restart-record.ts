@@ -4,8 +4,16 @@
  * and the new pod reads the spec from here. Deleted when the restart has booted.
  */
 import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
-import { eventId, type ProcessSpec } from '@kpm/contracts';
+import {
+  eventId,
+  roleFromTreeId,
+  validateData,
+  ProcessSpec,
+  type FieldError,
+} from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
+import type { PlannedProcess } from '../boot/planned-process';
+import type { ProcessPod } from '../cluster/process-pod';
 
 export interface RestartTarget {
   uuid: string;
@@ -65,4 +73,48 @@ export function targetOf(record: V1ConfigMap, labels: KpmLabels): RestartTarget 
   } catch {
     return undefined;
   }
+}
+
+/** The process a restart boots again: the same uuid, the spec as stored. */
+export function plannedRestart(target: RestartTarget): PlannedProcess {
+  return {
+    index: 0,
+    uuid: target.uuid,
+    spec: target.spec,
+    role: roleFromTreeId(target.spec.treeId),
+  };
+}
+
+/** The target of a running process: the spec stored on its pod, validated again (it is read back). */
+export function targetOfPod(
+  process: ProcessPod,
+  labels: KpmLabels,
+): { ok: true; target: RestartTarget } | { ok: false; errors: FieldError[] } {
+  const raw = process.pod.metadata?.annotations?.[labels.specAnnotation];
+  const refuse = (why: string) => ({
+    ok: false as const,
+    errors: [
+      {
+        path: 'query',
+        message: `selects ${process.name} (${process.session}), which cannot be restarted: ${why}`,
+      },
+    ],
+  });
+  if (!raw || !process.user) return refuse('its pod carries no process spec or user');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return refuse('its process spec annotation is not JSON');
+  }
+  const checked = validateData(ProcessSpec, parsed);
+  if (!checked.ok)
+    return refuse(
+      `its process spec is invalid (${checked.errors.map((e) => `${e.path} ${e.message}`).join('; ')})`,
+    );
+  const spec = { ...checked.value, uuid: process.uuid };
+  return {
+    ok: true,
+    target: { uuid: process.uuid, session: process.session, user: process.user, spec },
+  };
 }

@@ -1,6 +1,6 @@
 import type { Role } from '@kpm/contracts';
 import type { PlannedProcess } from './planned-process';
-import { bootStages, isConnectionServer, waitsForReady } from './ready-wait';
+import { bootStages, isConnectionServer, waitsForReady } from './boot-order';
 
 const SERVER = 'local-connection-server';
 
@@ -11,7 +11,7 @@ const planned = (name: string, role: Role): PlannedProcess => ({
   role,
 });
 
-describe('ready wait', () => {
+describe('boot order', () => {
   it.each<[string, PlannedProcess, boolean, boolean]>([
     ['the local connection server', planned(SERVER, 'infrastructure-applications'), true, true],
     ['the root controller', planned('root', 'root-controller'), false, true],

@@ -1,6 +1,7 @@
 /**
- * Which processes a boot or a restart waits for until Ready, as drunc does: the local connection
- * server (the others connect to it, so a boot starts it first) and the root controller.
+ * drunc's boot order: the local connection server first (the others connect to it), then the root
+ * controller, each waited for until Ready; then the rest, concurrently. A restart waits for the
+ * same two until Ready.
  */
 import type { PlannedProcess } from './planned-process';
 

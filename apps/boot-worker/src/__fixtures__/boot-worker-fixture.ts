@@ -1,0 +1,68 @@
+/**
+ * The boot-worker's handlers as production wires them (createHandlers), over a FakeCluster, a
+ * list of facts and a VirtualClock: what the handlers' table tests drive.
+ */
+import type { CloudEvent, EncodedRecord, ProcessSpec } from '@kpm/contracts';
+import { loadSettings, type KpmSettings } from '@kpm/config';
+import { createHandlers, type BootWorkerHandlers } from '../boot-worker.factory';
+import type { CommandContext } from '../commands/command-context';
+import { FakeCluster, type FakeClusterOptions } from './fake-cluster';
+
+export const SESSION = 'run-7';
+export const USER = 'alice';
+
+export interface Fixture {
+  cluster: FakeCluster;
+  handlers: BootWorkerHandlers;
+  settings: KpmSettings;
+  /** Every fact sent, decoded, in order. */
+  facts: CloudEvent[];
+  /** Facts of one type (the short name: `process.booted`, `kill.accepted`, …). */
+  factsOf(type: string): CloudEvent<Record<string, unknown>>[];
+  /** The context of a command with this id, on SESSION unless told. */
+  context(commandId: string, subject?: string, signal?: AbortSignal): CommandContext;
+}
+
+/** Settings of the boot-worker under `KPM_*`-style overrides, e.g. `{ KPM_BOOT_CONCURRENCY: '2' }`. */
+export function fixture(
+  options: FakeClusterOptions & { env?: Record<string, string> } = {},
+): Fixture {
+  const cluster = new FakeCluster(options);
+  const settings = loadSettings('boot-worker', { KPM_INSTANCE: 'test', ...options.env });
+  const facts: CloudEvent[] = [];
+  const sink = {
+    send: (records: readonly EncodedRecord[]) => {
+      facts.push(...records.map((r) => JSON.parse(r.value.toString()) as CloudEvent));
+      return Promise.resolve();
+    },
+  };
+  const handlers = createHandlers(settings, { cluster, sink, clock: cluster.clock });
+  return {
+    cluster,
+    handlers,
+    settings,
+    facts,
+    factsOf: (type) =>
+      facts.filter((f) => f.type === `daq.kpm.${type}.v1`) as CloudEvent<Record<string, unknown>>[],
+    context: (commandId, subject = SESSION, signal = new AbortController().signal) => ({
+      commandId,
+      subject,
+      heartbeat: () => Promise.resolve(),
+      signal,
+    }),
+  };
+}
+
+/** A process spec with drunc's tree id (its role) and a plain command line. */
+export function spec(name: string, treeId?: string, extra: Partial<ProcessSpec> = {}): ProcessSpec {
+  return { name, treeId, executableAndArguments: [{ exec: 'daq_application' }], ...extra };
+}
+
+/** drunc's usual tree: the connection server, the root controller, a segment and two apps. */
+export const TREE: ProcessSpec[] = [
+  spec('ru-01', '1.1.1'),
+  spec('local-connection-server', '2'),
+  spec('root', '0'),
+  spec('seg', '1.1'),
+  spec('ru-02', '1.1.2'),
+];

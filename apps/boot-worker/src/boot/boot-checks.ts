@@ -1,0 +1,80 @@
+/**
+ * The boot-worker's own checks of a boot, beyond the contract's: the pure rules of
+ * boot-validator.ts fed with what the cluster holds now — the session's namespace, its processes,
+ * the processes elsewhere with a uuid the client chose — and drunc's NodePort collision check.
+ */
+import type { V1Namespace } from '@kubernetes/client-node';
+import type { BootCommand, FieldError } from '@kpm/contracts';
+import type { PodManagementConfig } from '@kpm/config';
+import type { Cluster } from '../cluster/cluster';
+import type { ProcessPod } from '../cluster/process-pod';
+import type { EndingRule } from '../cluster/pod-state';
+import { isConnectionServer } from './boot-order';
+import { validateBoot, type BootPolicy, type ExistingProcess } from './boot-validator';
+import { nodePortCollision } from './node-port-service';
+import type { PlannedProcess } from './planned-process';
+import { namespaceView } from './session-ownership';
+
+type NodePortSettings = Pick<
+  PodManagementConfig,
+  'connectionServerName' | 'connectionServerNodePort'
+>;
+
+export class BootChecks {
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly endings: EndingRule,
+    private readonly policy: BootPolicy,
+    private readonly settings: NodePortSettings,
+  ) {}
+
+  /**
+   * Why the boot is refused (empty: it may go ahead). A uuid the client chose is looked up in
+   * every session: the state and the watcher key processes by uuid alone.
+   */
+  async refusals(
+    { session, user, processes: specs }: BootCommand,
+    processes: PlannedProcess[],
+    namespace: V1Namespace | undefined,
+  ): Promise<FieldError[]> {
+    const { pods, labels } = this.cluster;
+    const existing = namespace ? await pods.processes(session) : [];
+    const chosen = specs.flatMap((spec) => (spec.uuid ? [spec.uuid] : []));
+    const elsewhere = await pods.withUuids(chosen);
+    const errors = validateBoot(
+      {
+        session,
+        user,
+        processes,
+        namespace: namespace && namespaceView(namespace, labels),
+        existing: existing.map((p) => this.asExisting(p)),
+        elsewhere: elsewhere.map((p) => this.asExisting(p)),
+      },
+      this.policy,
+    );
+    return [...errors, ...(await this.nodePortRefusals(session, processes))];
+  }
+
+  /** A restart's stored spec through the rules a boot passes (it may predate today's settings). */
+  specRefusals(session: string, user: string, process: PlannedProcess): FieldError[] {
+    return validateBoot({ session, user, processes: [process], existing: [] }, this.policy);
+  }
+
+  private asExisting(process: ProcessPod): ExistingProcess {
+    const { name, uuid, session, pod } = process;
+    return { name, uuid, session, alive: this.endings.isAlive(pod) };
+  }
+
+  /** drunc's pre-boot NodePort collision check, for a boot with the connection server. */
+  private async nodePortRefusals(
+    session: string,
+    processes: PlannedProcess[],
+  ): Promise<FieldError[]> {
+    const { connectionServerName, connectionServerNodePort } = this.settings;
+    const server = processes.find((p) => isConnectionServer(p, connectionServerName));
+    if (!server || connectionServerNodePort === undefined) return [];
+    const holder = await this.cluster.services.nodePortHolder(connectionServerNodePort);
+    const at = `processes[${server.index}]`;
+    return nodePortCollision(at, session, server.spec.name, connectionServerNodePort, holder);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The boot-worker's Cluster port on the API server: kpm's creator-scoped gateways (libs/kube),
+ * the node directory and watch-based waits, built once from the kubeconfig and the settings.
+ */
+import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
+import type { KpmSettings } from '@kpm/config';
+import {
+  ConfigMapGateway,
+  KpmLabels,
+  NamespaceGateway,
+  NodeDirectory,
+  ObjectWaiter,
+  PodGateway,
+  ServiceGateway,
+  type KubeApis,
+  type KubeRetryOptions,
+} from '@kpm/kube';
+import type {
+  Cluster,
+  Nodes,
+  PodWait,
+  ProcessPods,
+  ProcessServices,
+  RestartRecords,
+  SessionNamespaces,
+} from './cluster';
+import { processPodOf, type ProcessPod } from './process-pod';
+
+/** Logs are a convenience: one short retry, never the full API deadline. */
+const LOG_RETRY: KubeRetryOptions = { deadlineMs: 3_000 };
+
+/** A label selector's `in (...)` holds at most this many uuids. */
+const UUIDS_PER_LIST = 100;
+
+export class KubeCluster implements Cluster {
+  readonly labels: KpmLabels;
+  readonly namespaces: SessionNamespaces;
+  readonly pods: ProcessPods;
+  readonly services: ProcessServices;
+  readonly nodes: Nodes;
+  readonly restartRecords: RestartRecords;
+
+  constructor(apis: KubeApis, settings: KpmSettings) {
+    const { podManagement } = settings;
+    const retry: KubeRetryOptions = { deadlineMs: podManagement.apiRetryDeadlineSeconds * 1000 };
+    const labels = new KpmLabels(settings.labels.domain);
+    const waiter = new ObjectWaiter(apis.config);
+    this.labels = labels;
+    this.namespaces = kubeNamespaces(apis, new NamespaceGateway(apis.core, labels, retry), waiter);
+    this.pods = new KubePods(apis, labels, retry, waiter);
+    const services = new ServiceGateway(apis.core, labels, retry);
+    this.services = {
+      ensure: async (service) =>
+        void (await services.ensure(service.metadata!.namespace!, service)),
+      nodePortHolder: (nodePort) => services.nodePortHolder(nodePort),
+    };
+    this.nodes = new NodeDirectory(apis.core, {
+      expiryMs: podManagement.hostCacheExpirySeconds * 1000,
+      retry,
+    });
+    const configMaps = new ConfigMapGateway(apis.core, labels, retry);
+    this.restartRecords = {
+      list: (selector) => configMaps.list(selector),
+      create: async (record) => void (await configMaps.create(record.metadata!.namespace!, record)),
+      delete: (record) => configMaps.delete(record),
+    };
+  }
+}
+
+function kubeNamespaces(
+  apis: KubeApis,
+  gateway: NamespaceGateway,
+  waiter: ObjectWaiter,
+): SessionNamespaces {
+  return {
+    read: (name) => gateway.read(name),
+    create: (name, labels) => gateway.create(name, labels),
+    setLabels: (namespace, labels) => gateway.setLabels(namespace, labels),
+    delete: (namespace) => gateway.delete(namespace),
+    listOurs: () => gateway.listOurs(),
+    waitGone: async (name, timeoutMs, signal) => {
+      const fieldSelector = `metadata.name=${name}`;
+      const result = await waiter.waitFor<V1Namespace>({
+        path: '/api/v1/namespaces',
+        list: () => apis.core.listNamespace({ fieldSelector }),
+        fieldSelector,
+        keys: [name],
+        keyOf: (ns) => ns.metadata?.name,
+        done: (ns) => ns === undefined,
+        timeoutMs,
+        signal,
+      });
+      return result.pending.length === 0;
+    },
+  };
+}
+
+class KubePods implements ProcessPods {
+  private readonly gateway: PodGateway;
+  private readonly logReader: PodGateway;
+
+  constructor(
+    private readonly apis: KubeApis,
+    private readonly labels: KpmLabels,
+    retry: KubeRetryOptions,
+    private readonly waiter: ObjectWaiter,
+  ) {
+    this.gateway = new PodGateway(apis.core, labels, retry);
+    this.logReader = new PodGateway(apis.core, labels, LOG_RETRY);
+  }
+
+  async processes(session?: string): Promise<ProcessPod[]> {
+    const extra = session ? { [this.labels.session]: session } : {};
+    const { pods } = await this.gateway.list(extra, session);
+    return this.asProcesses(pods);
+  }
+
+  async withUuids(uuids: readonly string[]): Promise<ProcessPod[]> {
+    const found: ProcessPod[] = [];
+    for (let i = 0; i < uuids.length; i += UUIDS_PER_LIST) {
+      const pods = await this.gateway.listWithUuids(uuids.slice(i, i + UUIDS_PER_LIST));
+      found.push(...this.asProcesses(pods));
+    }
+    return found;
+  }
+
+  create(pod: V1Pod): Promise<V1Pod> {
+    return this.gateway.create(pod.metadata!.namespace!, pod);
+  }
+
+  read(namespace: string, name: string): Promise<V1Pod | undefined> {
+    return this.gateway.read(namespace, name);
+  }
+
+  delete(pod: V1Pod, gracePeriodSeconds: number): Promise<boolean> {
+    return this.gateway.delete(pod, gracePeriodSeconds);
+  }
+
+  logs(pod: V1Pod, tailLines: number, limitBytes: number): Promise<string[]> {
+    return this.logReader.logs(pod, tailLines, limitBytes);
+  }
+
+  /** One watch: of the pods' namespace when they share one, else of every namespace. */
+  waitFor(
+    pods: readonly V1Pod[],
+    done: (pod: V1Pod | undefined) => boolean,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<PodWait> {
+    const namespaces = [...new Set(pods.map((p) => p.metadata!.namespace!))];
+    const one = namespaces.length === 1 ? namespaces[0] : undefined;
+    const labelSelector = this.labels.creatorSelector();
+    const { core } = this.apis;
+    return this.waiter.waitFor<V1Pod>({
+      path: one ? `/api/v1/namespaces/${one}/pods` : '/api/v1/pods',
+      list: () =>
+        one
+          ? core.listNamespacedPod({ namespace: one, labelSelector })
+          : core.listPodForAllNamespaces({ labelSelector }),
+      labelSelector,
+      keys: pods.map((p) => p.metadata!.uid!),
+      keyOf: (pod) => pod.metadata?.uid,
+      done,
+      timeoutMs,
+      signal,
+    });
+  }
+
+  private asProcesses(pods: readonly V1Pod[]): ProcessPod[] {
+    return pods.flatMap((pod) => processPodOf(pod, this.labels) ?? []);
+  }
+}
