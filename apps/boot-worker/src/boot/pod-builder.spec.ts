@@ -136,6 +136,10 @@ describe('PodBuilder', () => {
     ]);
   });
 
+  it('mounts no ServiceAccount token: a DAQ process does not call the API server', () => {
+    expect(pod.spec!.automountServiceAccountToken).toBe(false);
+  });
+
   it('binds the pod to the chosen node, or leaves the choice to a scheduler', () => {
     expect(pod.spec!.nodeName).toBe('kpm-node-2');
     expect(pod.spec!.nodeSelector).toBeUndefined();

@@ -114,6 +114,8 @@ export class PodBuilder {
       },
       spec: {
         restartPolicy: 'Never',
+        // A DAQ process does not call the API server: no ServiceAccount token in its pod.
+        automountServiceAccountToken: false,
         securityContext: podSecurityContext(privileged, spec),
         terminationGracePeriodSeconds: this.settings.podManagement.killTimeoutSeconds,
         containers: [this.container(process, context, { privileged, readout, mounts })],

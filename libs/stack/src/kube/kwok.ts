@@ -14,7 +14,10 @@ export const SIM_NODE_LABEL = 'sim.kpm.daq/node';
 interface NodeJson {
   metadata: { name: string };
   spec?: { taints?: { key: string }[] };
-  status?: { conditions?: { type: string; status: string }[] };
+  status?: {
+    conditions?: { type: string; status: string }[];
+    addresses?: { type: string; address: string }[];
+  };
 }
 
 export interface KwokOptions {
@@ -106,7 +109,30 @@ export class KwokComponent extends DaemonComponent {
       if (result.status !== 201 && result.status !== 409) {
         throw new Error(`kpm: creating node ${name} failed: HTTP ${result.status} ${result.body}`);
       }
+      if (result.status === 409) await this.ensureAddress(endpoint, name);
     }
+  }
+
+  /**
+   * kwok sets a node's addresses only when it has none: a node registered under an older
+   * `nodeIP` of the stage file gets the current one, so the API server never reaches out to an
+   * address off this machine for a simulated kubelet.
+   */
+  private async ensureAddress(endpoint: KubeEndpoint, name: string): Promise<void> {
+    const wanted = /^\s*nodeIP:\s*(\S+)/m.exec(readFileSync(this.configFile, 'utf8'))?.[1];
+    const read = await kubeCall(endpoint, 'GET', `/api/v1/nodes/${name}`);
+    if (!wanted || read.status !== 200) return;
+    const addresses = (JSON.parse(read.body) as NodeJson).status?.addresses ?? [];
+    const internal = addresses.find((a) => a.type === 'InternalIP')?.address;
+    if (internal === undefined || internal === wanted) return;
+    const status = {
+      addresses: [
+        { type: 'InternalIP', address: wanted },
+        { type: 'Hostname', address: name },
+      ],
+    };
+    const path = `/api/v1/nodes/${name}/status`;
+    await kubeCall(endpoint, 'PATCH', path, { status }, 'application/merge-patch+json');
   }
 
   private async nodesReady(endpoint: KubeEndpoint): Promise<boolean> {
