@@ -79,7 +79,7 @@ it('changes no kernel setting and no netfilter table while pods run on it', asyn
   expect(changed(before.sysctls, running.sysctls)).toEqual([]);
   expect(running.netfilter).toEqual(before.netfilter);
   // While up it has its own runtime, cgroup parent and bridge: the check below is not vacuous.
-  expect(running.runtimeProcesses.some((p) => p.startsWith('kubelet['))).toBe(true);
+  expect(running.runtimeProcesses.some((p) => p.startsWith('kubelet'))).toBe(true);
   expect(running.links).toContain('kpm0');
   expect(running.cgroups.some((c) => c.endsWith('/kpm-node'))).toBe(true);
 });

@@ -32,12 +32,13 @@ const SYSCTL_TREES = [
 /** Counters and random values the kernel changes by itself, and interfaces' own settings. */
 const VOLATILE = [
   /^\/proc\/sys\/kernel\/(ns_last_pid|random\/|pty\/nr$|tainted$)/,
-  /^\/proc\/sys\/fs\/(dentry-state|file-nr|inode-nr|inode-state|aio-nr)$/,
+  /^\/proc\/sys\/fs\/(dentry-state|file-nr|inode-nr|inode-state|aio-nr|quota\/)/,
   /^\/proc\/sys\/net\/ipv4\/(conf|neigh)\/(?!all\/|default\/)/,
   /^\/proc\/sys\/net\/netfilter\/nf_conntrack_count$/,
 ];
 
-const RUNTIME_PROCESS = /^(kubelet|containerd|containerd-shim.*|runc)$/;
+/** A process's comm is at most 15 characters: `kubelet-v1.36.3`, `containerd-shim`. */
+const RUNTIME_PROCESS = /^(kubelet.*|containerd.*|runc)$/;
 
 export function snapshotHost(): HostSnapshot {
   return {
@@ -111,7 +112,9 @@ function runtimeProcesses(): string[] {
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-      if (RUNTIME_PROCESS.test(name)) names.push(`${name}[${pid}]`);
+      // A zombie has ended: it waits only for PID 1 to reap it.
+      const state = /\) (\S) /.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+      if (RUNTIME_PROCESS.test(name) && state !== 'Z') names.push(`${name}[${pid}]`);
     } catch {
       // ended while we looked
     }

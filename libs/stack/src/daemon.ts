@@ -107,7 +107,8 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function waitUntilDead(pid: number, timeoutMs: number): Promise<boolean> {
+/** Whether `pid` ended within `timeoutMs` (it is checked every 100 ms). */
+export async function waitUntilDead(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!isAlive(pid)) return true;

@@ -30,7 +30,12 @@ export function httpCall(
   const target = new URL(url);
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (payload !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+  if (payload !== undefined) {
+    headers['Content-Type'] = options.contentType ?? 'application/json';
+    // Always a length: Node sends a DELETE's body neither chunked nor measured, so the server
+    // would read it as the start of the next request on the kept-alive connection (400).
+    headers['Content-Length'] = String(Buffer.byteLength(payload));
+  }
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {

@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Daemon } from '../daemon';
-import { isAlive } from '../daemon';
+import { isAlive, waitUntilDead } from '../daemon';
 import { kubeCall, type KubeEndpoint } from '../kube/kube-http';
 import type { Progress } from '../kube/go-build';
 import { runCommand } from '../run-command';
@@ -17,8 +17,26 @@ import type { NodeLayout } from './node-layout';
 /** How long a drained pod's process gets to end on SIGTERM before the kubelet kills it. */
 export const DRAIN_GRACE_SECONDS = 5;
 
-/** Deletes the node's pods through the API; resolves to how many it asked to delete. */
+/**
+ * Marks the node unschedulable (cordoned) or schedulable again: a node going down takes no new
+ * pod (a Deployment's replacement would land on it between the drain and the kubelet's stop).
+ */
+export async function setSchedulable(
+  endpoint: KubeEndpoint,
+  layout: NodeLayout,
+  schedulable: boolean,
+): Promise<void> {
+  const patch = { spec: { unschedulable: schedulable ? null : true } };
+  const path = `/api/v1/nodes/${layout.name}`;
+  const result = await kubeCall(endpoint, 'PATCH', path, patch, 'application/merge-patch+json');
+  if (result.status !== 200 && !(schedulable && result.status === 404)) {
+    throw new Error(`${schedulable ? 'uncordoning' : 'cordoning'} the node: HTTP ${result.status}`);
+  }
+}
+
+/** Cordons the node, then deletes its pods through the API; resolves to how many it deleted. */
 export async function drainNode(endpoint: KubeEndpoint, layout: NodeLayout): Promise<number> {
+  await setSchedulable(endpoint, layout, false);
   const selector = encodeURIComponent(`spec.nodeName=${layout.name}`);
   const list = await kubeCall(endpoint, 'GET', `/api/v1/pods?fieldSelector=${selector}`);
   if (list.status !== 200) throw new Error(`listing the node's pods: HTTP ${list.status}`);
@@ -65,9 +83,13 @@ export async function removeSandboxes(binary: string, layout: NodeLayout): Promi
  * containerd's shims outlive containerd itself; one still running (its task could not be
  * removed) is killed, so no process of the node is left behind.
  */
-export function killShims(layout: NodeLayout): number[] {
+export async function killShims(layout: NodeLayout): Promise<number[]> {
   const shims = processesWhoseArgsInclude('containerd-shim', layout.containerdSocket);
   for (const pid of shims) process.kill(pid, 'SIGKILL');
+  const dead = await Promise.all(shims.map((pid) => waitUntilDead(pid, 5000)));
+  const left = shims.filter((_, i) => !dead[i]);
+  if (left.length > 0)
+    throw new Error(`kpm: shims of the real node still alive: ${left.join(', ')}`);
   return shims;
 }
 

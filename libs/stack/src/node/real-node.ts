@@ -20,6 +20,7 @@ import {
   killShims,
   removeHostState,
   removeSandboxes,
+  setSchedulable,
   stopDaemon,
 } from './node-teardown';
 
@@ -110,6 +111,7 @@ export class RealNode implements StackComponent {
     await this.kubelet.authorizeApiServer(endpoint);
     await this.kubelet.start(binaries.kubelet, inputs);
     await this.kubelet.waitReady(endpoint);
+    await setSchedulable(endpoint, layout, true); // `down` cordoned it
     this.writeCrictlConfig();
     progress(
       `real node: ${layout.name} Ready (${kubernetesBinaryVersion('kubelet')}, ${layout.nodeIp})`,
@@ -144,7 +146,7 @@ export class RealNode implements StackComponent {
     await stopDaemon(this.kubelet.daemon, progress);
     if (crictl && this.containerd.daemon.isRunning()) await removeSandboxes(crictl, layout);
     await stopDaemon(this.containerd.daemon, progress);
-    const killed = killShims(layout);
+    const killed = await killShims(layout);
     if (killed.length > 0) progress(`real node: killed shims left running: ${killed.join(', ')}`);
     const left = await removeHostState(layout, this.readHostRecord().runtimeDirs, progress);
     if (left.length > 0) throw new Error(`kpm: the real node left behind: ${left.join('; ')}`);
