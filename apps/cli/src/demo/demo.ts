@@ -10,6 +10,7 @@ import { CliError } from '../exit-codes';
 import { LocalServices } from '../local/local-services';
 import { coloursFor, printJson, renderTable } from '../output';
 import { formatProblem, readSessionFile } from '../session-file/session-file';
+import { placeOnRealNode, realNodeOf } from './demo-placement';
 import { playDemoSession } from './demo-session';
 
 export interface DemoOptions {
@@ -30,8 +31,15 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     const lines = parsed.problems.map((p) => `  ${formatProblem(options.file, p)}`);
     throw new CliError(`demo: ${options.file} is not a valid session file:\n${lines.join('\n')}`);
   }
-  step('Local stack: Apache Kafka (KRaft), etcd, kube-apiserver, kwok nodes');
-  await defaultStack().up((message) => console.log(colours.dim(`  ${message}`)));
+  step('Local stack: Apache Kafka (KRaft), etcd, kube-apiserver, kwok nodes, the real node');
+  const env = await defaultStack().up((message) => console.log(colours.dim(`  ${message}`)));
+  const target = realNodeOf(env);
+  const boot = target ? placeOnRealNode(parsed.boot, target) : parsed.boot;
+  console.log(
+    target
+      ? `  The session runs as real containers on ${target.node} (${target.image}).`
+      : "  No real node here (kpm stack status says why): the session runs on kwok's simulated nodes.",
+  );
   step('kpm services: boot-worker, watcher, state');
   const services = new LocalServices();
   const status = await services.up();
@@ -43,7 +51,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     ),
   );
 
-  const summary = await withClient((client) => playDemoSession(client, parsed.boot, colours, step));
+  const summary = await withClient((client) => playDemoSession(client, boot, colours, step));
 
   if (options.json) printJson(summary);
   const dashboard = `http://127.0.0.1:${services.port('state')}/`;

@@ -33,7 +33,15 @@ export async function pauseImageSpec(progress: Progress): Promise<ImageSpec> {
 /** KPM_REAL_IMAGE: Debian's essential set (bash, GNU coreutils) and the DAQ stand-in. */
 export async function daqImageSpec(progress: Progress): Promise<ImageSpec> {
   const standin = await ensureStaticGoBinary('daq-standin', progress);
-  const entries: LayerEntry[] = [{ kind: 'file', path: STANDIN, source: standin, mode: 0o755 }];
+  const entries: LayerEntry[] = [
+    { kind: 'file', path: STANDIN, source: standin, mode: 0o755 },
+    // drunc's command lines start with `source <release>/env.sh` (examples/demo-session.yaml).
+    {
+      kind: 'file',
+      path: '/opt/dunedaq/env.sh',
+      source: join(imageSourceDir('daq-env'), 'env.sh'),
+    },
+  ];
   for (const name of standinNames().filter((name) => name !== 'daq-standin')) {
     entries.push({ kind: 'symlink', path: `/usr/local/bin/${name}`, target: 'daq-standin' });
   }

@@ -88,8 +88,12 @@ describe('the real node keeps the host unchanged', () => {
 describe('the host state the node removes', () => {
   it.each([
     {
-      line: '42 27 254:0 /work/.kpm/data/node/kubelet /work/.kpm/data/node/kubelet rw,relatime shared:1 - ext4 /dev/vda rw',
-      entry: { mountPoint: '/work/.kpm/data/node/kubelet', fsType: 'ext4', optional: ['shared:1'] },
+      line: '42 27 254:0 /srv/daq/.kpm/data/node/kubelet /srv/daq/.kpm/data/node/kubelet rw,relatime shared:1 - ext4 /dev/vda rw',
+      entry: {
+        mountPoint: '/srv/daq/.kpm/data/node/kubelet',
+        fsType: 'ext4',
+        optional: ['shared:1'],
+      },
     },
     {
       line: '60 42 0:50 / /a\\040b/c rw,relatime - tmpfs tmpfs rw,size=1024k',
