@@ -160,7 +160,7 @@ describe('the operator dashboard', () => {
     );
     const details = await page.textContent('#details');
     expect(details).toMatch(/exit code\s*3/);
-    expect(details).toContain('rest://localhost:5000');
+    expect(details).toContain('rest://localhost:3343');
 
     // A termination arrives live: no reload (the marker survives), the DOM follows the stream.
     await js(page, 'window.sameDocument = true');

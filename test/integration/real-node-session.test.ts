@@ -14,6 +14,7 @@ import { repoRoot } from '@kpm/stack';
 import { KpmTrio } from '../support/kpm-trio';
 import { logLineOf } from '../support/pod-log';
 import { PodTimeline } from '../support/pod-timeline';
+import { projectPython, runPython } from '../support/python';
 import { realNode, realNodeBootEnv, standin } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
 
@@ -99,16 +100,55 @@ it("boots in drunc's order, each waited for until it really listens", async () =
   expect(timeline.createdAt('app-1')).toBeGreaterThan(rootReady);
 });
 
-it("answers logs with the process's own last lines", async () => {
+it("answers logs with the process's own last lines, to every client", async () => {
   // process.booted is the pod's creation (docs/design.md §11.10): the process starts after.
   await timeline.waitFor('app-1 Running', (m) => m.name === 'app-1' && m.phase === 'Running');
   await logLineOf(kubeconfig, { namespace: session, pod: 'app-1' }, (l) => l.includes('tick'));
+  const start = 'daq_application: start argv=["daq_application","--name","app-1"';
+
   const [logs] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: 50 });
-  const lines = logs.lines.join('\n');
-  expect(lines).toContain('daq_application: start argv=["daq_application","--name","app-1"');
-  expect(logs.lines.length).toBeGreaterThan(1);
+  expect(logs.lines.join('\n')).toContain(start);
   const [tail] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: 2 });
   expect(tail.lines).toHaveLength(2);
+
+  const cli = await kpm(
+    'logs',
+    '--session',
+    session,
+    '--name',
+    '^app-1$',
+    '--tail',
+    '50',
+    '--json',
+  );
+  expect(cli.code).toBe(0);
+  expect(cli.stdout).toContain('daq_application: start argv=');
+
+  const python = await runPython(await projectPython(), 'test/support/python/logs_of.py', [
+    ...['--brokers', stackEnv().brokers.join(','), '--topic-prefix', h.prefix],
+    ...['--session', session, '--name', '^app-1$', '--user', 'alice', '--tail', '50'],
+  ]);
+  expect(python.code).toBe(0);
+  const answer = JSON.parse(python.stdout) as { logs: { lines: string[] }[] };
+  expect(answer.logs[0].lines.join('\n')).toContain(start);
+
+  // The dashboard's log button: a logs command through the state service, then its completion.
+  const completions = client.events({ session, topics: ['completions'] });
+  await completions.ready();
+  const asked = await fetch(`${await h.stateUrl()}/v1/dashboard/logs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ session, uuid: logs.uuid, tailLines: 50 }),
+  });
+  expect(asked.status).toBe(202);
+  const { commandId } = (await asked.json()) as { commandId: string };
+  for await (const event of completions) {
+    const data = event.data as { commandId?: string; logs?: { lines: string[] }[] };
+    if (data.commandId !== commandId) continue;
+    expect(data.logs![0].lines.join('\n')).toContain(start);
+    break;
+  }
+  await completions.close();
 });
 
 it('shows each process Running on the real node with `kpm ps --live`', async () => {
