@@ -37,11 +37,12 @@ export default tseslint.config(
     },
   },
   {
-    // A function over ~50 lines wants named steps (docs/design.md §8).
+    // A screen is the ceiling; well before it a function wants named steps, split where a name
+    // helps the reader, never only to pass a count (docs/design.md §8).
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: ['**/*.spec.ts', '**/__fixtures__/**'],
     rules: {
-      'max-lines-per-function': ['error', { max: 50, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 70, skipBlankLines: true, skipComments: true }],
     },
   },
   {

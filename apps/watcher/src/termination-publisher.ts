@@ -1,9 +1,10 @@
-import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import { backoffDelay, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
 import type { Termination } from './termination';
 
 export interface PublisherOptions {
   batchSize: number;
   backoff: BackoffPolicy;
+  clock?: Clock;
 }
 
 export interface PublisherListener {
@@ -68,7 +69,8 @@ export class TerminationPublisher {
         } catch (error) {
           this.listener.failed?.(error, attempt);
           if (signal.aborted) return;
-          await delay(backoffDelay(attempt, this.options.backoff), signal);
+          const clock = this.options.clock ?? systemClock;
+          await clock.sleep(backoffDelay(attempt, this.options.backoff), signal);
           if (signal.aborted) return;
         }
       }

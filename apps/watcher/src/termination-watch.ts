@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { backoffDelay, type BackoffPolicy } from '@kpm/common';
+import { backoffDelay, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
 import type { PodStreamHandler, StreamEnd } from '@kpm/kube';
 import { FinalizerReleaser } from './finalizer-releaser';
 import type { Termination } from './termination';
@@ -19,6 +19,7 @@ export interface TerminationWatchDeps {
   batchSize: number;
   finalizerConcurrency: number;
   backoff: BackoffPolicy;
+  clock?: Clock;
   metrics: WatcherMetrics;
   /** Readiness of the watch stream. */
   established(ready: boolean, detail: string): void;
@@ -44,12 +45,14 @@ class WatchTerm {
   private readonly publisher: TerminationPublisher;
   /** Owed releases (API server unreachable) are retried with backoff, not only on the next event. */
   private releaseFailures = 0;
-  private releaseRetry: NodeJS.Timeout | undefined;
+  private releaseRetry?: AbortController;
+  private readonly clock: Clock;
 
   constructor(
     private readonly deps: TerminationWatchDeps,
     private readonly signal: AbortSignal,
   ) {
+    this.clock = deps.clock ?? systemClock;
     this.releaser = new FinalizerReleaser(
       (pod) => deps.releaseFinalizer(pod),
       deps.finalizerConcurrency,
@@ -57,7 +60,7 @@ class WatchTerm {
     );
     this.publisher = new TerminationPublisher(
       (batch) => deps.publish(batch),
-      { batchSize: deps.batchSize, backoff: deps.backoff },
+      { batchSize: deps.batchSize, backoff: deps.backoff, clock: this.clock },
       {
         published: (batch) => this.published(batch),
         failed: (error, attempt) => this.publishFailed(error, attempt),
@@ -68,7 +71,7 @@ class WatchTerm {
   async run(): Promise<void> {
     this.apply(this.deps.tracker.resume());
     await this.deps.stream.run(this.streamHandler(), this.signal);
-    clearTimeout(this.releaseRetry);
+    this.releaseRetry?.abort();
     await this.publisher.stop();
     await this.releaser.stop();
   }
@@ -105,7 +108,7 @@ class WatchTerm {
 
   private published(batch: readonly Termination[]): void {
     const { metrics, tracker } = this.deps;
-    const now = Date.now();
+    const now = this.clock.now();
     for (const termination of batch) {
       const { verdict, detectedBy } = termination;
       metrics.terminationsPublished.inc({ detected_by: detectedBy, reason: verdict.reason });
@@ -134,13 +137,14 @@ class WatchTerm {
 
   private retryReleasesLater(): void {
     if (this.releaseRetry || this.signal.aborted) return;
-    this.releaseRetry = setTimeout(
-      () => {
-        this.releaseRetry = undefined;
-        this.apply(this.deps.tracker.pendingReleases());
-      },
-      backoffDelay(++this.releaseFailures, this.deps.backoff),
-    );
+    const retry = new AbortController();
+    this.releaseRetry = retry;
+    const wait = backoffDelay(++this.releaseFailures, this.deps.backoff);
+    void this.clock.sleep(wait, retry.signal).then(() => {
+      if (retry.signal.aborted) return;
+      this.releaseRetry = undefined;
+      this.apply(this.deps.tracker.pendingReleases());
+    });
   }
 }
 
