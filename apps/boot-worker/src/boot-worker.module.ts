@@ -2,7 +2,13 @@ import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { systemClock } from '@kpm/common';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import { commandRoute, EventProducer, KafkaDeadLetterSink, type KafkaClient } from '@kpm/kafka';
+import {
+  commandRoute,
+  consumerGroupId,
+  EventProducer,
+  KafkaDeadLetterSink,
+  type KafkaClient,
+} from '@kpm/kafka';
 import { CloudEventServer } from '@kpm/kafka/nest';
 import { createKubeApis } from '@kpm/kube';
 import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
@@ -50,7 +56,7 @@ export class BootWorkerModule {
    * than its session's is skipped: the state service forwards it there (docs/design.md §9.6).
    */
   static consumer(settings: KpmSettings): ServiceConsumer {
-    const groupId = `${settings.kafka.topicPrefix}-boot-worker`;
+    const groupId = consumerGroupId(settings.kafka.topicPrefix, 'boot-worker');
     const topics = [topicName('commands', settings.kafka.topicPrefix)];
     return {
       groupId,

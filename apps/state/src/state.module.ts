@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import type { KafkaClient } from '@kpm/kafka';
+import { consumerGroupId, type KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
 import { DashboardApiController } from './dashboard/dashboard-api.controller';
 import { DashboardController } from './dashboard/dashboard.controller';
@@ -10,7 +10,7 @@ import { EventsController } from './http/events.controller';
 import { ProcessesController } from './http/processes.controller';
 import { StreamLimit, StreamSlots } from './http/stream-limit';
 import { StateMetrics } from './kafka/state-metrics';
-import { StateCoordinator } from './kafka/state-coordinator';
+import { StateCoordinator, StateKafka, stateKafka } from './kafka/state-coordinator';
 import { StateTransport } from './kafka/state-transport';
 import { StateView } from './view/state-view';
 
@@ -29,6 +29,11 @@ export class StateModule {
       providers: [
         StateView,
         StateMetrics,
+        {
+          provide: StateKafka,
+          useFactory: (kafka: KafkaClient) => stateKafka(kafka),
+          inject: [KAFKA_CLIENT],
+        },
         StateCoordinator,
         DashboardFeed,
         StreamSlots,
@@ -43,7 +48,7 @@ export class StateModule {
    */
   static consumer(settings: KpmSettings): ServiceConsumer {
     const prefix = settings.kafka.topicPrefix;
-    const groupId = `${prefix}-state`;
+    const groupId = consumerGroupId(prefix, 'state');
     const topics = [
       topicName('commands', prefix),
       topicName('process-events', prefix),

@@ -13,6 +13,7 @@ import {
 } from 'kafkajs';
 import { topicName, TOPIC_IDS, type TopicId } from '@kpm/contracts';
 import type { KafkaClient } from './kafka-client';
+import { consumerGroupId } from './kpm-topics';
 
 export type KpmRole = 'boot-worker' | 'watcher' | 'state' | 'operator';
 
@@ -106,7 +107,7 @@ export function kpmAcls(role: KpmRole, principal: string, topicPrefix: string): 
       : []),
     ...(needs.transactions
       ? (['write', 'describe'] as const).map((op) =>
-          prefixed('transactional-id', `${topicPrefix}-state`, op),
+          prefixed('transactional-id', consumerGroupId(topicPrefix, 'state'), op),
         )
       : []),
   ];

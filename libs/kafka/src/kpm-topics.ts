@@ -15,3 +15,14 @@ export function kpmTopicSpecs(settings: TopicSettings): TopicSpec[] {
     minInsyncReplicas: settings.minInsyncReplicas,
   });
 }
+
+/** The services that consume in a group of their own. */
+export type GroupService = 'boot-worker' | 'state';
+
+/**
+ * A service's consumer group: `<prefix>-<service>`. The state service's transactional ids start
+ * with it too (`<prefix>-state-<p>`), so its ACLs grant both by that prefix.
+ */
+export function consumerGroupId(topicPrefix: string, service: GroupService): string {
+  return `${topicPrefix}-${service}`;
+}

@@ -30,6 +30,13 @@ export interface HistoryReadOptions {
   signal?: AbortSignal;
 }
 
+/** `readPartitionHistory` bound to a cluster: what a restore reads through (a fake in tests). */
+export type HistoryReader = (
+  requests: readonly HistoryRequest[],
+  onRecord: (record: InboundRecord) => void,
+  options: HistoryReadOptions,
+) => Promise<unknown>;
+
 /** Calls `onRecord` for each record below the targets, in offset order per partition. */
 export async function readPartitionHistory(
   kafka: KafkaClient,

@@ -97,6 +97,57 @@ export class PartitionOwner {
 }
 
 /**
+ * The partition numbers a runner owns now, each with its owner. A restore that starts over gets
+ * fresh owners (fresh producers); whoever holds an owner that is no longer `current` stops.
+ */
+export class PartitionOwners {
+  private readonly owners = new Map<number, PartitionOwner>();
+
+  constructor(
+    private readonly kafka: KafkaClient,
+    private readonly producer: { transactionalIdPrefix: string; transactionTimeoutMs: number },
+  ) {}
+
+  /** p's owner now. */
+  get(partition: number): PartitionOwner | undefined {
+    return this.owners.get(partition);
+  }
+
+  isCurrent(owner: PartitionOwner): boolean {
+    return this.owners.get(owner.partition) === owner;
+  }
+
+  partitions(): number[] {
+    return [...this.owners.keys()];
+  }
+
+  all(): PartitionOwner[] {
+    return [...this.owners.values()];
+  }
+
+  /** New owners for `partitions` (replacing any), ready once `ready` settles. */
+  create(partitions: readonly number[], ready: Promise<void>): PartitionOwner[] {
+    const { transactionalIdPrefix, transactionTimeoutMs } = this.producer;
+    return partitions.map((p) => {
+      const owner = PartitionOwner.create(this.kafka, p, {
+        transactionalId: `${transactionalIdPrefix}-${p}`,
+        transactionTimeoutMs,
+      });
+      owner.ready = ready;
+      this.owners.set(p, owner);
+      return owner;
+    });
+  }
+
+  /** p is not owned any more; its owner, to close. */
+  remove(partition: number): PartitionOwner | undefined {
+    const owner = this.owners.get(partition);
+    this.owners.delete(partition);
+    return owner;
+  }
+}
+
+/**
  * Largest produce request of one transaction (brokers refuse requests over 100 MiB by default,
  * and hold each in memory): a snapshot of hundreds of MiB goes in many.
  */

@@ -3,67 +3,58 @@
  * the history): fence the previous owner, read the group's committed offsets, let the handler
  * rebuild its state, publish what it must publish first. A failed attempt (fenced by a newer
  * owner, a history read that timed out) releases the state, drops the producers and starts over
- * with fresh ones after a backoff.
+ * with fresh owners after a backoff. An owner replaced meanwhile (a rebalance, another restore)
+ * is restored no further.
  */
 import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
-import { fetchCommittedOffsets } from './committed-offsets';
-import type { KafkaClient } from './kafka-client';
-import type { PartitionOwner } from './partition-owner';
 import { errorMessage } from './partition-reset';
-import type { PartitionStateHandler } from './partition-state-handler';
+import type { PartitionOwner, PartitionOwners } from './partition-owner';
+import type { CommittedOffsets, PartitionStateHandler } from './partition-state-handler';
 
 const RESTORE_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 15_000 };
 
-/** What the restore borrows from its runner. */
-export interface RestoreContext {
-  kafka: KafkaClient;
-  groupId: string;
-  topics: readonly string[];
+export interface RestoreInputs {
+  owners: PartitionOwners;
   handler: PartitionStateHandler;
+  groupId: string;
+  /** The group's committed input offsets of these partitions. */
+  committed(partitions: readonly number[]): Promise<CommittedOffsets>;
+  /** Aborted when the runner stops: no further attempt. */
+  signal: AbortSignal;
   backoff?: BackoffPolicy;
   logger?: { warn(message: string): void; log(message: string): void };
-  /** p's owner now: an owner that is no longer current is not restored any further. */
-  current(partition: number): PartitionOwner | undefined;
-  /** New owners (fresh producers) for the next attempt, sharing the first ones' `ready`. */
-  replace(partitions: readonly number[], ready: Promise<void>): PartitionOwner[];
-  stopping(): boolean;
-  /** Called once the owners are restored. */
-  restored(): void;
 }
 
+/** Restores `first` (retrying with fresh owners); resolves with the owners restored. */
 export async function restorePartitions(
-  context: RestoreContext,
+  inputs: RestoreInputs,
   first: PartitionOwner[],
-): Promise<void> {
+): Promise<PartitionOwner[]> {
+  const { owners: table, signal, logger } = inputs;
   let owners = first;
   for (let attempt = 1; ; attempt++) {
-    owners = owners.filter((o) => context.current(o.partition) === o);
-    if (owners.length === 0 || context.stopping()) return;
+    owners = owners.filter((o) => table.isCurrent(o));
+    if (owners.length === 0 || signal.aborted) return [];
     try {
-      await restoreOnce(context, owners);
-      return;
+      await restoreOnce(inputs, owners);
+      return owners;
     } catch (error) {
-      context.logger?.warn(
-        `restoring partitions failed (attempt ${attempt}): ${errorMessage(error)}`,
-      );
-      await dropAttempt(context, owners);
-      await delay(backoffDelay(attempt, context.backoff ?? RESTORE_BACKOFF));
-      const still = owners.filter((o) => context.current(o.partition) === o);
-      owners = context.replace(
-        still.map((o) => o.partition),
-        first[0].ready,
-      );
+      logger?.warn(`restoring partitions failed (attempt ${attempt}): ${errorMessage(error)}`);
+      await dropAttempt(inputs.handler, owners);
+      await delay(backoffDelay(attempt, inputs.backoff ?? RESTORE_BACKOFF), signal);
+      const still = owners.filter((o) => table.isCurrent(o)).map((o) => o.partition);
+      owners = table.create(still, first[0].ready);
     }
   }
 }
 
-async function restoreOnce(context: RestoreContext, owners: PartitionOwner[]): Promise<void> {
+async function restoreOnce(inputs: RestoreInputs, owners: PartitionOwner[]): Promise<void> {
   const started = Date.now();
-  const { kafka, groupId, topics, handler } = context;
+  const { groupId, handler } = inputs;
   // Fencing first: the previous owner's open transaction is aborted before we read what committed.
   await Promise.all(owners.map((owner) => owner.fence()));
   const partitions = owners.map((o) => o.partition);
-  const committed = await fetchCommittedOffsets(kafka, groupId, topics, partitions);
+  const committed = await inputs.committed(partitions);
   const first = await handler.restore(partitions, committed);
   for (const owner of owners) {
     for (const [topic, offsets] of committed)
@@ -71,16 +62,18 @@ async function restoreOnce(context: RestoreContext, owners: PartitionOwner[]): P
     await owner.commit(groupId, first.get(owner.partition) ?? []);
     owner.restored = true;
   }
-  context.logger?.log(
+  inputs.logger?.log(
     `restored partitions [${partitions.join(', ')}] in ${Date.now() - started} ms`,
   );
-  context.restored();
 }
 
 /** A producer that failed (fenced, say) is not used again: the next attempt starts afresh. */
-async function dropAttempt(context: RestoreContext, owners: PartitionOwner[]): Promise<void> {
+async function dropAttempt(
+  handler: PartitionStateHandler,
+  owners: PartitionOwner[],
+): Promise<void> {
   for (const owner of owners) {
-    context.handler.release(owner.partition);
+    handler.release(owner.partition);
     await owner.producer.disconnect().catch(() => undefined);
   }
 }

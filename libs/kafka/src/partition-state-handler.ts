@@ -19,6 +19,20 @@ export interface PartitionStateHandler {
   ): Promise<Map<number, TransactionalRecord[]>>;
   /** Apply one batch of one input partition (offset order); returns what to publish with it. */
   process(partition: number, records: readonly InboundRecord[]): TransactionalRecord[];
+  /**
+   * When p next has work of its own, caused by time rather than input (a deadline, a snapshot
+   * due): a time in ms since the epoch, or undefined for none. Asked after p's restore and after
+   * each of its transactions.
+   */
+  nextWake?(partition: number): number | undefined;
+  /**
+   * That work, once due, in p's transaction order: what to publish, in a transaction of its own.
+   * `positions` are p's input positions: every input before them is applied and committed.
+   */
+  wake?(
+    partition: number,
+    positions: ReadonlyMap<string, bigint>,
+  ): TransactionalRecord[] | Promise<TransactionalRecord[]>;
   /** This member no longer owns p, or p's state is void after a failed transaction. */
   release(partition: number): void;
 }

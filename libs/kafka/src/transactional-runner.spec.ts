@@ -15,6 +15,8 @@ const OUTPUT = 'kpm.out';
 class FakeHandler implements PartitionStateHandler {
   failRestores = 0;
   firstRecords = 0;
+  /** p's own work is due at this time (once), if set. */
+  wakeAt?: number;
 
   constructor(private readonly log: Step[]) {}
 
@@ -33,6 +35,16 @@ class FakeHandler implements PartitionStateHandler {
 
   release(partition: number): void {
     this.log.push(`release ${partition}`);
+  }
+
+  nextWake(): number | undefined {
+    return this.wakeAt;
+  }
+
+  wake(partition: number, positions: ReadonlyMap<string, bigint>): TransactionalRecord[] {
+    this.wakeAt = undefined;
+    this.log.push(`wake ${partition} at ${positions.get(INPUT) ?? 0n}`);
+    return [output('timed out')];
   }
 }
 
@@ -190,10 +202,12 @@ describe('TransactionalRunner', () => {
       expect(readiness.at(-1)).toBe('ready: owns partitions [0]');
     });
 
-    it("is ready after the restore when a timer's transaction failed (the restore re-arms it)", async () => {
-      const { kafka, readiness, runner } = await ownerOf([0]);
-      kafka.producers[0].failOn = 'commit';
-      await runner.submit(0, () => [output('timed out')]);
+    it("is ready after the restore when a wake's transaction failed (the restore asks again)", async () => {
+      const { readiness, runner, log } = await ownerOf([0], (kafka, handler) => {
+        handler.wakeAt = Date.now();
+        kafka.failNextProducer = 'commit';
+      });
+      await until(() => log.includes('g-0#1 connect'), 'restored with a new producer');
       expect(readiness).toContain(stuck('commit failed'));
       await until(() => runner.owned().includes(0), 'restored again');
       expect(readiness.at(-1)).toBe('ready: owns partitions [0]');
@@ -244,11 +258,21 @@ describe('TransactionalRunner', () => {
     expect(readiness.at(-1)).toBe('ready: owns partitions [1]');
   });
 
-  it('publishes timer work in a transaction of its own, without offsets', async () => {
-    const { runner, log } = await ownerOf([0]);
+  it("runs a partition's own work when due, in a transaction of its own without offsets, after the batches before it", async () => {
+    const { handler, log, deliver } = await ownerOf([0]);
     const restored = log.length;
-    await runner.submit(0, () => [output('timed out')]);
-    expect(log.slice(restored)).toEqual([`g-0#0 sendBatch ${OUTPUT}×1`, 'g-0#0 commit']);
+    handler.wakeAt = Date.now();
+    await deliver(0, [0, 1]).done;
+    await until(() => log.includes('g-0#0 commit') && log.at(-1) === 'g-0#0 commit', 'woken');
+    expect(log.slice(restored).filter((s) => !s.startsWith('resolve'))).toEqual([
+      'process 0: 0,1',
+      `g-0#0 sendBatch ${OUTPUT}×2`,
+      'g-0#0 sendOffsets kpm.in@2',
+      'g-0#0 commit',
+      'wake 0 at 2',
+      `g-0#0 sendBatch ${OUTPUT}×1`,
+      'g-0#0 commit',
+    ]);
   });
 
   it('reports a consumer that stopped for good as not ready', async () => {

@@ -10,19 +10,23 @@
  * - Each batch of one input partition is applied and its outputs are written in one transaction
  *   together with the batch's offsets (`sendOffsets`): outputs and progress commit or vanish
  *   together. Consumers of the outputs read committed.
+ * - Work p has of its own (a deadline, a snapshot) runs when the handler says it is due
+ *   (`nextWake`), in p's transaction order, in a transaction of its own (`wake`). The runner
+ *   drives every transaction; the handler never holds the runner.
  * - A failed transaction voids p's in-memory state: it is restored again before more input.
  */
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import type { BackoffPolicy } from '@kpm/common';
+import { systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
 import { CoPartitionedAssigner } from './co-partitioned-assigner';
+import { fetchCommittedOffsets } from './committed-offsets';
 import type { RunnerLogger } from './consumer-runner';
 import { whileHeartbeating } from './heartbeats';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
-import { PartitionOwner } from './partition-owner';
-import { restorePartitions, type RestoreContext } from './partition-restore';
+import { PartitionOwners, type PartitionOwner } from './partition-owner';
+import { restorePartitions } from './partition-restore';
 import { errorMessage as message, PartitionReset } from './partition-reset';
-import type { PartitionStateHandler, TransactionalRecord } from './partition-state-handler';
+import type { PartitionStateHandler } from './partition-state-handler';
 import { runnerReadiness } from './runner-readiness';
 
 export interface TransactionalRunnerOptions {
@@ -40,12 +44,9 @@ export interface TransactionalRunnerOptions {
   restoreBackoff?: BackoffPolicy;
   /** Called whenever readiness changes: in the group and every owned partition restored. */
   onReadiness?: (ready: boolean, detail: string) => void;
+  /** When the handler's wakes are due (default: the system clock). */
+  clock?: Clock;
 }
-
-/** Work queued on a partition: its records, given the partition's input positions. */
-export type PartitionWork = (
-  positions: ReadonlyMap<string, bigint>,
-) => TransactionalRecord[] | Promise<TransactionalRecord[]>;
 
 /** Why p's last transaction failed, and the input batch it carried, if any (not a timer's). */
 interface FailedTransaction {
@@ -54,7 +55,7 @@ interface FailedTransaction {
 }
 
 export class TransactionalRunner {
-  private readonly owners = new Map<number, PartitionOwner>();
+  private readonly owners: PartitionOwners;
   private assigned = new Set<number>();
   private consumer?: Consumer;
   private joined = false;
@@ -62,29 +63,25 @@ export class TransactionalRunner {
   private restarting?: string;
   /** Partitions whose last transaction failed, until it is known to have taken effect. */
   private readonly failing = new Map<number, FailedTransaction>();
-  private stopping = false;
-
-  private readonly restoreContext: RestoreContext;
+  /** Each owned partition's next wake, cancelled when another is set or p is dropped. */
+  private readonly wakes = new Map<number, AbortController>();
+  private readonly stopping = new AbortController();
+  private readonly clock: Clock;
 
   constructor(private readonly options: TransactionalRunnerOptions) {
-    const { kafka, groupId, topics, handler, logger, restoreBackoff } = options;
-    this.restoreContext = {
-      kafka,
-      groupId,
-      topics,
-      handler,
-      logger,
-      backoff: restoreBackoff,
-      current: (p) => this.owners.get(p),
-      replace: (partitions, ready) => this.createOwners(partitions, ready),
-      stopping: () => this.stopping,
-      restored: () => this.restored(),
-    };
+    this.owners = new PartitionOwners(options.kafka, {
+      transactionalIdPrefix: options.transactionalIdPrefix,
+      transactionTimeoutMs: options.transactionTimeoutMs ?? 60_000,
+    });
+    this.clock = options.clock ?? systemClock;
   }
 
   /** The partition numbers this member owns and has restored. */
   owned(): number[] {
-    return [...this.owners.values()].filter((o) => o.restored).map((o) => o.partition);
+    return this.owners
+      .all()
+      .filter((o) => o.restored)
+      .map((o) => o.partition);
   }
 
   async start(): Promise<void> {
@@ -118,28 +115,9 @@ export class TransactionalRunner {
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.stopping.abort();
     await this.consumer?.disconnect();
-    await Promise.all([...this.owners.keys()].map((p) => this.drop(p)));
-  }
-
-  /**
-   * Runs `work` in p's order and publishes its records in a transaction of their own (timers,
-   * snapshots). `work` sees p's input positions: every input before them is applied and
-   * committed, none after them is. False when p is not (yet) restored here and nothing ran.
-   */
-  async submit(partition: number, work: PartitionWork): Promise<boolean> {
-    const owner = this.owners.get(partition);
-    if (!owner?.restored) return false; // the owner's restore re-arms what it needs
-    return owner.enqueue(async () => {
-      if (this.owners.get(partition) !== owner) return false;
-      try {
-        await owner.commit(this.options.groupId, await work(owner.next));
-      } catch (error) {
-        await this.fail(owner, error);
-      }
-      return true;
-    });
+    await Promise.all(this.owners.partitions().map((p) => this.drop(p)));
   }
 
   private assign(assignment: Record<string, number[]>): void {
@@ -147,8 +125,9 @@ export class TransactionalRunner {
     this.crashed = undefined;
     this.restarting = undefined;
     const now = new Set(Object.values(assignment).flat());
-    const lost = [...this.owners.keys()].filter((p) => !now.has(p));
-    const gained = [...now].filter((p) => !this.owners.has(p));
+    const owned = this.owners.partitions();
+    const lost = owned.filter((p) => !now.has(p));
+    const gained = [...now].filter((p) => !owned.includes(p));
     this.assigned = now;
     this.options.logger?.log(`assigned partitions [${[...now].sort().join(', ')}]`);
     for (const p of lost) {
@@ -161,23 +140,24 @@ export class TransactionalRunner {
 
   /** Creates owners for `partitions` and restores them together (one read of the history). */
   private restore(partitions: number[]): void {
+    const { kafka, groupId, topics, handler, logger, restoreBackoff } = this.options;
     let settle!: () => void;
     const ready = new Promise<void>((resolve) => (settle = resolve));
-    void restorePartitions(this.restoreContext, this.createOwners(partitions, ready)).finally(
-      settle,
-    );
-  }
-
-  private createOwners(partitions: readonly number[], ready: Promise<void>): PartitionOwner[] {
-    return partitions.map((p) => {
-      const owner = PartitionOwner.create(this.options.kafka, p, {
-        transactionalId: `${this.options.transactionalIdPrefix}-${p}`,
-        transactionTimeoutMs: this.options.transactionTimeoutMs ?? 60_000,
-      });
-      owner.ready = ready;
-      this.owners.set(p, owner);
-      return owner;
-    });
+    const inputs = {
+      owners: this.owners,
+      handler,
+      groupId,
+      committed: (ps: readonly number[]) => fetchCommittedOffsets(kafka, groupId, topics, ps),
+      signal: this.stopping.signal,
+      backoff: restoreBackoff,
+      logger,
+    };
+    void restorePartitions(inputs, this.owners.create(partitions, ready))
+      .then((restored) => {
+        for (const owner of restored) this.scheduleWake(owner);
+        this.restored();
+      })
+      .finally(settle);
   }
 
   private async consumeBatch(payload: EachBatchPayload): Promise<void> {
@@ -208,7 +188,7 @@ export class TransactionalRunner {
     p: number,
     payload: EachBatchPayload,
   ): Promise<PartitionOwner | undefined> {
-    if (!this.owners.has(p)) {
+    if (!this.owners.get(p)) {
       if (!this.assigned.has(p)) return undefined; // never fence the real owner for it
       this.restore([p]); // ours, but its state was dropped after a failure
     }
@@ -243,11 +223,40 @@ export class TransactionalRunner {
       owner.next.set(topic, BigInt(nextOffset));
       payload.resolveOffset(lastOffset);
       if (this.failing.delete(p)) this.report();
+      this.scheduleWake(owner);
     } catch (error) {
       await this.fail(owner, error, { topic, lastOffset: BigInt(lastOffset) });
       // Retriable: kafkajs fetches the batch again from the last committed offset.
       throw new PartitionReset(p, error);
     }
+  }
+
+  /** Sets p's next wake from the handler: its own work, run when due in p's transaction order. */
+  private scheduleWake(owner: PartitionOwner): void {
+    const p = owner.partition;
+    this.wakes.get(p)?.abort();
+    this.wakes.delete(p);
+    const at = this.options.handler.nextWake?.(p);
+    if (at === undefined || !this.owners.isCurrent(owner)) return;
+    const cancel = new AbortController();
+    this.wakes.set(p, cancel);
+    void this.clock.sleep(Math.max(0, at - this.clock.now()), cancel.signal).then(() => {
+      if (cancel.signal.aborted || !this.owners.isCurrent(owner)) return;
+      this.wakes.delete(p);
+      void owner.enqueue(() => this.wake(owner));
+    });
+  }
+
+  /** p's own work in a transaction of its own (no offsets), then its next wake. */
+  private async wake(owner: PartitionOwner): Promise<void> {
+    const { handler, groupId } = this.options;
+    if (!this.owners.isCurrent(owner) || !handler.wake) return;
+    try {
+      await owner.commit(groupId, await handler.wake(owner.partition, owner.next));
+    } catch (error) {
+      return this.fail(owner, error);
+    }
+    this.scheduleWake(owner);
   }
 
   private beating<T>(payload: Pick<EachBatchPayload, 'heartbeat'>, work: () => Promise<T>) {
@@ -266,20 +275,22 @@ export class TransactionalRunner {
     error: unknown,
     batch?: FailedTransaction['batch'],
   ): Promise<void> {
-    if (this.owners.get(owner.partition) !== owner) return;
+    if (!this.owners.isCurrent(owner)) return;
     this.failing.set(owner.partition, { why: message(error).slice(0, 512), batch });
     this.options.logger?.error(
       `partition ${owner.partition}: transaction failed, restoring: ${message(error)}`,
     );
     await this.drop(owner.partition);
-    if (this.assigned.has(owner.partition) && !this.stopping) this.restore([owner.partition]);
+    if (this.assigned.has(owner.partition) && !this.stopping.signal.aborted)
+      this.restore([owner.partition]);
     this.report();
   }
 
   private async drop(partition: number): Promise<void> {
-    const owner = this.owners.get(partition);
+    this.wakes.get(partition)?.abort();
+    this.wakes.delete(partition);
+    const owner = this.owners.remove(partition);
     if (!owner) return;
-    this.owners.delete(partition);
     this.options.handler.release(partition);
     await owner.producer.disconnect().catch(() => undefined);
   }
@@ -305,7 +316,10 @@ export class TransactionalRunner {
   }
 
   private report(): void {
-    const restoring = [...this.owners.values()].filter((o) => !o.restored).map((o) => o.partition);
+    const restoring = this.owners
+      .all()
+      .filter((o) => !o.restored)
+      .map((o) => o.partition);
     const { ready, detail } = runnerReadiness({
       joined: this.joined,
       crashed: this.crashed,

@@ -19,10 +19,9 @@ import { EventLoopSlices } from '@kpm/common';
 import type { KpmSettings } from '@kpm/config';
 import {
   errorMessage,
-  readPartitionHistory,
   type CommittedOffsets,
+  type HistoryReader,
   type InboundRecord,
-  type KafkaClient,
 } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
@@ -66,7 +65,7 @@ export class ShardRestore {
 
   constructor(
     private readonly settings: KpmSettings,
-    private readonly kafka: KafkaClient,
+    private readonly readHistory: HistoryReader,
     private readonly groupId: string,
   ) {
     const prefix = settings.kafka.topicPrefix;
@@ -155,8 +154,7 @@ export class ShardRestore {
     partitions: readonly number[],
     range: { last: number } | { from: ReadonlyMap<number, string> },
   ): Promise<void> {
-    await readPartitionHistory(
-      this.kafka,
+    await this.readHistory(
       [{ topic: this.topic.snapshots, partitions, until: 'end', ...range }],
       (record) => collector.add(record),
       { label: `${this.groupId}-restore`, timeoutMs: this.settings.state.restoreTimeoutMs },
@@ -212,8 +210,7 @@ export class ShardRestore {
     const upTo = (name: string) => committed.get(name) ?? new Map<number, string>();
     const from = after(snapshots, partitions, committed);
     const rows = from.processes(all);
-    await readPartitionHistory(
-      this.kafka,
+    await this.readHistory(
       [
         { topic: topic.completions, partitions, until: 'end', from: from.completions },
         ...(rows

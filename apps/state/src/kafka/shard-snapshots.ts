@@ -5,25 +5,30 @@
  * `state.snapshotIntervalSeconds` after the first record since the last one, whichever comes
  * first.
  *
- * The snapshot is p's own transaction, queued behind p's batches (`TransactionalRunner.submit`):
- * every input before the positions it is given is applied and committed, none after. No other
- * writer of p's completions exists (its transactional id fences them), so the end offset of
- * `kpm.completions` p read then lies past every completion in the snapshot and before every
- * completion after it; likewise for `kpm.processes`.
+ * The snapshot is p's own transaction, run by the TransactionalRunner when it is due (`dueAt`,
+ * through the coordinator's `nextWake`), behind p's batches: every input before the positions it
+ * is given is applied and committed, none after. No other writer of p's completions exists (its
+ * transactional id fences them), so the end offset of `kpm.completions` p read then lies past
+ * every completion in the snapshot and before every completion after it; likewise for
+ * `kpm.processes`.
  */
 import { Logger } from '@nestjs/common';
+import type { Clock } from '@kpm/common';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import { SharedAdmin, type KafkaClient, type TransactionalRunner } from '@kpm/kafka';
+import type { TransactionalRecord } from '@kpm/kafka';
 import type { StateShard } from '../domain/state-shard';
 import { snapshotRecords, type SnapshotPositions } from './snapshot-records';
 
-/** How soon a snapshot already due is tried again (its partition still being restored). */
+/** How soon after a restore a snapshot comes when one is wanted at once. */
 const SOON_MS = 1_000;
+
+/** The end offset of each partition of a topic (SharedAdmin `partitionOffsets`). */
+export type EndOffsets = (topic: string) => Promise<Array<{ partition: number; end: string }>>;
 
 interface Due {
   records: number;
-  timer?: NodeJS.Timeout;
+  at?: number;
 }
 
 export class ShardSnapshots {
@@ -31,22 +36,14 @@ export class ShardSnapshots {
   private readonly due = new Map<number, Due>();
   /** Each shard's last snapshot: its parts (a smaller one tombstones the rest) and entries. */
   private readonly last = new Map<number, { parts: number; entries: number }>();
-  private readonly admin: SharedAdmin;
-  private runner?: TransactionalRunner;
 
   constructor(
     private readonly settings: KpmSettings,
-    kafka: KafkaClient,
-    private readonly shardOf: (partition: number) => StateShard | undefined,
+    private readonly endOffsets: EndOffsets,
+    private readonly clock: Clock,
     /** Called for each snapshot handed to its transaction. */
     private readonly built: () => void = () => undefined,
-  ) {
-    this.admin = new SharedAdmin(kafka);
-  }
-
-  attach(runner: TransactionalRunner): void {
-    this.runner = runner;
-  }
+  ) {}
 
   /**
    * p was restored, from a snapshot (`last`; undefined: none usable), replaying `replayed` facts
@@ -63,7 +60,8 @@ export class ShardSnapshots {
     if (replayed === 0 && last) return;
     const due = this.dueOf(partition);
     due.records += replayed;
-    this.arm(partition, due, !last || this.enough(partition, due) ? SOON_MS : this.intervalMs);
+    const wait = !last || this.enough(partition, due) ? SOON_MS : this.intervalMs;
+    due.at = this.clock.now() + wait;
   }
 
   /** `count` input records of p were applied: a snapshot is due after enough, or in a while. */
@@ -71,18 +69,30 @@ export class ShardSnapshots {
     if (count === 0) return;
     const due = this.dueOf(partition);
     due.records += count;
-    if (this.enough(partition, due)) return this.take(partition);
-    if (!due.timer) this.arm(partition, due, this.intervalMs);
+    if (this.enough(partition, due)) due.at = this.clock.now();
+    else due.at ??= this.clock.now() + this.intervalMs;
+  }
+
+  /** When p's next snapshot is due; undefined: nothing to write until its next record. */
+  dueAt(partition: number): number | undefined {
+    return this.due.get(partition)?.at;
+  }
+
+  /** p's snapshot, if it is due: the records of its transaction (none when not due). */
+  async takeIfDue(
+    partition: number,
+    shard: StateShard,
+    next: ReadonlyMap<string, bigint>,
+  ): Promise<TransactionalRecord[]> {
+    const at = this.dueAt(partition);
+    if (at === undefined || at > this.clock.now()) return [];
+    this.due.delete(partition);
+    return this.write(partition, shard, next);
   }
 
   release(partition: number): void {
-    this.reset(partition);
+    this.due.delete(partition);
     this.last.delete(partition);
-  }
-
-  async close(): Promise<void> {
-    for (const partition of [...this.due.keys()]) clearTimeout(this.due.get(partition)?.timer);
-    await this.admin.close();
   }
 
   private get intervalMs(): number {
@@ -100,43 +110,8 @@ export class ShardSnapshots {
     return due.records >= Math.max(this.settings.state.snapshotEveryRecords, entries);
   }
 
-  private arm(partition: number, due: Due, delayMs: number): void {
-    clearTimeout(due.timer);
-    due.timer = setTimeout(() => this.take(partition), delayMs);
-    due.timer.unref();
-  }
-
-  private take(partition: number): void {
-    const shard = this.shardOf(partition);
-    if (!shard || !this.runner) return this.reset(partition);
-    const records = this.due.get(partition)?.records ?? 0;
-    this.reset(partition);
-    this.runner
-      .submit(partition, async (next) =>
-        // p may have been restored again (a new shard) since the snapshot was asked for.
-        this.shardOf(partition) === shard ? this.write(partition, shard, next) : [],
-      )
-      .then((ran) => {
-        // Not restored here yet (right after a restore): the same snapshot, a little later.
-        if (!ran && this.shardOf(partition) === shard) {
-          const due = this.dueOf(partition);
-          due.records += records;
-          this.arm(partition, due, SOON_MS);
-        }
-      })
-      .catch((error: unknown) =>
-        this.logger.error(`snapshot of partition ${partition}: ${String(error)}`),
-      );
-  }
-
-  /** Nothing is due for p until its next record. */
-  private reset(partition: number): void {
-    clearTimeout(this.due.get(partition)?.timer);
-    this.due.delete(partition);
-  }
-
   private async write(partition: number, shard: StateShard, next: ReadonlyMap<string, bigint>) {
-    const started = Date.now();
+    const started = this.clock.now();
     const positions = await this.positions(partition, next);
     const topic = topicName('state-snapshots', this.settings.kafka.topicPrefix);
     const previous = this.last.get(partition)?.parts ?? 0;
@@ -151,7 +126,7 @@ export class ShardSnapshots {
     this.built();
     this.logger.log(
       `snapshot of partition ${partition}: ${head.entries} entries, ${head.parts} parts, ` +
-        `${(bytes / 1024).toFixed(0)} KiB in ${Date.now() - started} ms`,
+        `${(bytes / 1024).toFixed(0)} KiB in ${this.clock.now() - started} ms`,
     );
     return records;
   }
@@ -162,8 +137,8 @@ export class ShardSnapshots {
   ): Promise<SnapshotPositions> {
     const prefix = this.settings.kafka.topicPrefix;
     const [completions, processes] = await Promise.all([
-      this.admin.partitionOffsets(topicName('completions', prefix)),
-      this.admin.partitionOffsets(topicName('processes', prefix)),
+      this.endOffsets(topicName('completions', prefix)),
+      this.endOffsets(topicName('processes', prefix)),
     ]);
     const completionsEnd = completions.find((o) => o.partition === partition)?.end;
     if (completionsEnd === undefined) throw new Error(`completions has no partition ${partition}`);

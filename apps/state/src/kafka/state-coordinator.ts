@@ -1,163 +1,190 @@
 /**
- * The state service's coordinator: one StateShard per owned partition number, restored from
- * Kafka when the partition is assigned (ShardRestore) and fed batch by batch by the
- * TransactionalRunner (ShardInput), whose transactions publish the shard's effects together with
- * the consumed offsets. Kill deadlines fire through DeadlineTimers, snapshots are written by
- * ShardSnapshots; `ps` asks the ProcessDirectory.
+ * The state service's flow, as its TransactionalRunner drives it (one transaction at a time per
+ * partition number p, libs/kafka transactional-runner.ts):
+ *   restore(p…)   rebuild p's StateShard from Kafka (ShardRestore); what it found due goes first;
+ *   process(p, …) each input record to p's shard (ShardInput), its effects out as records
+ *                 (ShardOutput), published with the batch's offsets;
+ *   nextWake(p)   when p has work of its own: its next kill deadline, or a snapshot due;
+ *   wake(p)       that work: what timed out completes, or p's snapshot is written (ShardSnapshots);
+ *   release(p)    p left this replica.
+ * `ps` reads every owned shard and, for other sessions, the view (OwnedShards.select).
  */
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { withTrace } from '@kpm/contracts';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
+import { systemClock, type Clock } from '@kpm/common';
+import { eventSource } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import {
+  consumerGroupId,
+  readPartitionHistory,
+  SharedAdmin,
   type CommittedOffsets,
+  type HistoryReader,
   type InboundRecord,
   type KafkaClient,
   type PartitionStateHandler,
   type TransactionalRecord,
-  type TransactionalRunner,
 } from '@kpm/kafka';
-import { Broadcaster, KAFKA_CLIENT } from '@kpm/service-kit';
-import type { Effect } from '../domain/effects';
-import { shardLimits, StateShard, type OpenCommand, type ShardLimits } from '../domain/state-shard';
+import { Broadcaster } from '@kpm/service-kit';
+import { shardLimits, StateShard, type OpenCommand } from '../domain/state-shard';
 import { StateView } from '../view/state-view';
-import { CommandTraces } from './command-traces';
-import { DeadlineTimers } from './deadline-timers';
 import { EffectRecords } from './effect-records';
-import { ProcessDirectory } from './process-directory';
-import { ShardInput, type ShardStep } from './shard-input';
-import { ShardRestore } from './shard-restore';
-import { ShardSnapshots } from './shard-snapshots';
+import { OwnedShards } from './owned-shards';
+import { ShardInput } from './shard-input';
+import { ShardOutput } from './shard-output';
+import { ShardRestore, type RestoredShards } from './shard-restore';
+import { ShardSnapshots, type EndOffsets } from './shard-snapshots';
 import { StateMetrics } from './state-metrics';
+
+/** A deadline's work runs this long after it, so the shard's clock has surely passed it. */
+const DEADLINE_MARGIN_MS = 5;
+
+/**
+ * What the coordinator reads Kafka through, besides its inputs (`stateKafka`; an in-memory one
+ * in the unit tests). An abstract class only so that Nest can inject it by its type.
+ */
+export abstract class StateKafka {
+  abstract readonly readHistory: HistoryReader;
+  abstract readonly endOffsets: EndOffsets;
+  abstract close(): Promise<void>;
+}
+
+/** The clock of deadlines and snapshots (the system clock unless a test provides one). */
+export const STATE_CLOCK = 'kpm.state.clock';
 
 @Injectable()
 export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy {
   private readonly logger = new Logger(StateCoordinator.name);
-  private readonly shards = new Map<number, StateShard>();
-  private readonly records: EffectRecords;
-  private readonly directory: ProcessDirectory;
-  private readonly timers: DeadlineTimers;
+  private readonly shards: OwnedShards;
   private readonly input: ShardInput;
+  private readonly output: ShardOutput;
   private readonly restorer: ShardRestore;
   private readonly snapshots: ShardSnapshots;
-  private readonly operators: readonly string[];
-  private readonly traces: CommandTraces;
-  private readonly limits: ShardLimits;
+  private readonly newShard: () => StateShard;
+
+  private readonly clock: Clock;
 
   constructor(
     @Inject(KpmSettings) settings: KpmSettings,
-    @Inject(KAFKA_CLIENT) kafka: KafkaClient,
+    @Inject(StateKafka) private readonly kafka: StateKafka,
     @Inject(Broadcaster) broadcaster: Broadcaster,
     @Inject(StateView) view: StateView,
     @Inject(StateMetrics) private readonly metrics: StateMetrics,
+    @Optional() @Inject(STATE_CLOCK) clock?: Clock,
   ) {
-    const source = `/kpm/${settings.service}/${settings.instance}`;
-    const groupId = `${settings.kafka.topicPrefix}-state`;
-    this.operators = settings.security.operatorUsers;
-    this.records = new EffectRecords(settings.kafka.topicPrefix, source, broadcaster);
-    this.directory = new ProcessDirectory(this.shards, view);
-    this.timers = new DeadlineTimers(
-      (p) => this.shards.get(p),
-      (p, shard) => this.publishTraced(p, { effects: shard.expire() }),
-    );
+    this.clock = clock ?? systemClock;
+    const groupId = consumerGroupId(settings.kafka.topicPrefix, 'state');
+    const source = eventSource(settings.service, settings.instance);
+    const records = new EffectRecords(settings.kafka.topicPrefix, source, broadcaster);
+    this.shards = new OwnedShards(view);
     this.input = new ShardInput(settings, groupId);
-    this.restorer = new ShardRestore(settings, kafka, groupId);
-    this.snapshots = new ShardSnapshots(
-      settings,
-      kafka,
-      (p) => this.shards.get(p),
-      () => metrics.snapshots.inc(),
+    this.output = new ShardOutput(records, settings.state.completedCommandsKept, (effects) =>
+      metrics.count(effects),
     );
-    this.limits = shardLimits(settings.state);
-    this.traces = new CommandTraces(settings.state.completedCommandsKept);
-    metrics.observeShards(() => [...this.shards.values()]);
-  }
-
-  /** The runner whose transactions publish timer-driven completions. */
-  attach(runner: TransactionalRunner): void {
-    this.timers.attach(runner);
-    this.snapshots.attach(runner);
+    this.restorer = new ShardRestore(settings, kafka.readHistory, groupId);
+    this.snapshots = new ShardSnapshots(settings, kafka.endOffsets, this.clock, () =>
+      metrics.snapshots.inc(),
+    );
+    const { operatorUsers } = settings.security;
+    const limits = shardLimits(settings.state);
+    const now = () => this.clock.now();
+    this.newShard = () => new StateShard(now, (q) => this.shards.select(q), operatorUsers, limits);
+    metrics.observeShards(() => this.shards.all());
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.snapshots.close();
+    await this.kafka.close();
   }
 
   owned(): number[] {
-    return [...this.shards.keys()].sort((a, b) => a - b);
+    return this.shards.partitions();
   }
 
   openCommand(commandId: string): OpenCommand | undefined {
-    for (const shard of this.shards.values()) {
-      const open = shard.openCommand(commandId);
-      if (open) return open;
-    }
-    return undefined;
+    return this.shards.openCommand(commandId);
   }
 
   async restore(
     partitions: readonly number[],
     committed: CommittedOffsets,
   ): Promise<Map<number, TransactionalRecord[]>> {
-    const started = Date.now();
-    const { shards, effects, snapshots, replayed, steps } = await this.restorer.run(
-      partitions,
-      committed,
-      () => new StateShard(Date.now, (q) => this.directory.select(q), this.operators, this.limits),
-    );
+    const started = this.clock.now();
+    const restored = await this.restorer.run(partitions, committed, this.newShard);
     const first = new Map<number, TransactionalRecord[]>();
-    for (const [p, shard] of shards) {
+    for (const [p, shard] of restored.shards) {
       this.shards.set(p, shard);
-      first.set(p, this.publish(p, effects.get(p)!));
-      this.timers.arm(p);
-      this.snapshots.restored(p, snapshots.get(p), replayed.get(p)!);
+      first.set(p, this.output.ofRestore(p, restored.effects.get(p)!));
+      this.snapshots.restored(p, restored.snapshots.get(p), restored.replayed.get(p)!);
     }
-    const seconds = (Date.now() - started) / 1000;
-    this.metrics.restoreSeconds.observe(seconds);
-    const facts = [...replayed.values()].reduce((a, b) => a + b, 0);
-    this.metrics.restoreReplayed.inc(facts);
-    this.logger.log(
-      `restored partitions [${partitions.join(', ')}] in ${seconds.toFixed(2)} s ` +
-        `(${snapshots.size} from a snapshot, ${facts} facts replayed; ${steps}): ` +
-        [...shards.values()]
-          .map((s) => `${s.table.size} processes/${s.openCommands().length} open`)
-          .join(', '),
-    );
+    this.logRestore(partitions, restored, (this.clock.now() - started) / 1000);
     return first;
   }
 
   process(partition: number, records: readonly InboundRecord[]): TransactionalRecord[] {
-    const shard = this.shards.get(partition);
-    if (!shard) throw new Error(`partition ${partition} is not restored`);
+    const shard = this.shardOf(partition);
     const out: TransactionalRecord[] = [];
     for (const record of records) {
       const step = this.input.apply(shard, record, out);
-      this.traces.remember(partition, step.commandId, step.traceparent);
-      out.push(...this.publishTraced(partition, step));
+      out.push(...this.output.ofRecord(partition, step));
     }
-    this.timers.arm(partition);
     this.snapshots.applied(partition, records.length);
     return out;
   }
 
+  nextWake(partition: number): number | undefined {
+    const deadline = this.shards.get(partition)?.nextDeadline();
+    const times = [
+      deadline === undefined ? undefined : deadline + DEADLINE_MARGIN_MS,
+      this.snapshots.dueAt(partition),
+    ].filter((t) => t !== undefined);
+    return times.length > 0 ? Math.min(...times) : undefined;
+  }
+
+  /** What timed out completes; else, when due, p's snapshot: one kind of work a transaction. */
+  async wake(
+    partition: number,
+    positions: ReadonlyMap<string, bigint>,
+  ): Promise<TransactionalRecord[]> {
+    const shard = this.shardOf(partition);
+    const deadline = shard.nextDeadline();
+    if (deadline !== undefined && deadline <= this.clock.now())
+      return this.output.ofTime(partition, shard.expire());
+    return this.snapshots.takeIfDue(partition, shard, positions);
+  }
+
   release(partition: number): void {
     this.shards.delete(partition);
-    this.traces.release(partition);
-    this.timers.clear(partition);
+    this.output.release(partition);
     this.snapshots.release(partition);
   }
 
-  /** What a record caused carries its command's trace, else the record's (docs/design.md §3.4). */
-  private publishTraced(partition: number, step: ShardStep): TransactionalRecord[] {
-    return step.effects.flatMap((effect) =>
-      withTrace(this.traces.traceOf(partition, effect, step.traceparent), () =>
-        this.publish(partition, [effect]),
-      ),
-    );
+  private shardOf(partition: number): StateShard {
+    const shard = this.shards.get(partition);
+    if (!shard) throw new Error(`partition ${partition} is not restored`);
+    return shard;
   }
 
-  /** Effects as records, counted in the metrics. */
-  private publish(partition: number, effects: readonly Effect[]): TransactionalRecord[] {
-    this.metrics.count(effects);
-    return this.records.encode(partition, effects);
+  private logRestore(partitions: readonly number[], restored: RestoredShards, seconds: number) {
+    const { shards, snapshots, replayed, steps } = restored;
+    const facts = [...replayed.values()].reduce((a, b) => a + b, 0);
+    this.metrics.restoreSeconds.observe(seconds);
+    this.metrics.restoreReplayed.inc(facts);
+    const sizes = [...shards.values()].map(
+      (s) => `${s.table.size} processes/${s.openCommands().length} open`,
+    );
+    this.logger.log(
+      `restored partitions [${partitions.join(', ')}] in ${seconds.toFixed(2)} s ` +
+        `(${snapshots.size} from a snapshot, ${facts} facts replayed; ${steps}): ${sizes.join(', ')}`,
+    );
   }
+}
+
+/** The coordinator's reads on a real cluster. */
+export function stateKafka(kafka: KafkaClient): StateKafka {
+  const admin = new SharedAdmin(kafka);
+  return {
+    readHistory: (requests, onRecord, options) =>
+      readPartitionHistory(kafka, requests, onRecord, options),
+    endOffsets: (topic) => admin.partitionOffsets(topic),
+    close: () => admin.close(),
+  };
 }

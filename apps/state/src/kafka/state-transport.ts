@@ -36,7 +36,6 @@ export class StateTransport extends Server implements CustomTransportStrategy {
       logger: this.logger,
       onReadiness: (ready, detail) => this.readiness.set('kafka-consumer', ready, detail),
     });
-    this.partitions.attach(this.runner);
     this.runner.start().then(
       () => callback(),
       (error: unknown) => callback(error),

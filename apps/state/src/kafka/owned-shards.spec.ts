@@ -1,7 +1,7 @@
 import type { ProcessInstance } from '@kpm/contracts';
 import type { StateShard } from '../domain/state-shard';
 import type { StateView, ViewRow } from '../view/state-view';
-import { ProcessDirectory } from './process-directory';
+import { OwnedShards } from './owned-shards';
 
 function instance(uuid: string, name: string, session = 's'): ProcessInstance {
   return { uuid, description: { metadata: { session, name } } } as unknown as ProcessInstance;
@@ -13,10 +13,12 @@ function shardHolding(...rows: ProcessInstance[]): StateShard {
 
 function directory(shards: Map<number, StateShard>, viewRows: ViewRow[]) {
   const view = { select: () => viewRows } as unknown as StateView;
-  return new ProcessDirectory(shards, view);
+  const owned = new OwnedShards(view);
+  for (const [p, shard] of shards) owned.set(p, shard);
+  return owned;
 }
 
-describe('ProcessDirectory', () => {
+describe('OwnedShards: the directory ps reads', () => {
   it.each<{
     rule: string;
     owned: Record<number, ProcessInstance[]>;
