@@ -12,7 +12,11 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { testSettings } from '../support/services';
 import { KpmTrio } from '../support/kpm-trio';
-import { everyCommandWithKafkajs, type Answer } from '../support/every-command';
+import {
+  everyCommandBootWorkerEnv,
+  everyCommandWithKafkajs,
+  type Answer,
+} from '../support/every-command';
 import {
   crc32Partition,
   murmur2Partition,
@@ -44,7 +48,7 @@ const connection = (): string[] => [
 
 beforeAll(async () => {
   python = await projectPython();
-  h = await KpmTrio.start('python');
+  h = await KpmTrio.start('python', everyCommandBootWorkerEnv());
   partitions = testSettings('cli', h.prefix).kafka.partitions;
 }, 600_000);
 

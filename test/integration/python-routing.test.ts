@@ -7,7 +7,11 @@
  */
 import { testSettings } from '../support/services';
 import { KpmTrio } from '../support/kpm-trio';
-import { everyCommandWithKafkajs, type Answer } from '../support/every-command';
+import {
+  everyCommandBootWorkerEnv,
+  everyCommandWithKafkajs,
+  type Answer,
+} from '../support/every-command';
 import {
   crc32Partition,
   murmur2Partition,
@@ -24,7 +28,7 @@ let partitions: number;
 
 beforeAll(async () => {
   python = await projectPython();
-  h = await KpmTrio.start('pyroute');
+  h = await KpmTrio.start('pyroute', everyCommandBootWorkerEnv());
   partitions = testSettings('cli', h.prefix).kafka.partitions;
 }, 600_000);
 

@@ -222,6 +222,7 @@ function kpm(...args: string[]): Promise<Run> {
         KPM_KAFKA_BROKERS: stackEnv().brokers.join(','),
         KPM_TOPIC_PREFIX: h.prefix,
         KPM_LABEL_DOMAIN: h.harness.domain,
+        KPM_USER: 'alice', // the session's owner
         KUBECONFIG: stackEnv().kubeconfig,
       },
     });

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CompletionType, topicName } from '@kpm/contracts';
 import { type KpmTrio } from './kpm-trio';
 import { stackEnv } from './stack-env';
@@ -17,6 +20,19 @@ export interface Answer {
   /** How many processes' logs came back (uuids differ between sessions). */
   logs: number | null;
   errors: string[];
+}
+
+/**
+ * The boot-worker's settings for comparing two clients' answers: its grace-0 escalation waits a
+ * minute, so a kill with a 1 s grace always ends its simulated process at kwok's SIGTERM (143),
+ * however loaded the machine, and never at an escalation that only a slow moment would reach
+ * (137) — the two runs of the same sequence then end the same.
+ */
+export function everyCommandBootWorkerEnv(): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'kpm-every-command-'));
+  const config = join(dir, 'boot-worker.yaml');
+  writeFileSync(config, 'podManagement:\n  killEscalationMarginSeconds: 60\n');
+  return { KPM_CONFIG: config };
 }
 
 interface Completion {
