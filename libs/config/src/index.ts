@@ -7,3 +7,4 @@ export * from './security-settings';
 export * from './kafka-security-settings';
 export * from './drunc-settings';
 export * from './http-auth-settings';
+export * from './gateway-settings';

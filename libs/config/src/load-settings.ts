@@ -4,6 +4,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { BOOT_WORKER_ENV } from './boot-worker-settings';
+import { GATEWAY_ENV } from './gateway-settings';
 import { HTTP_AUTH_ENV, httpAuthProblems } from './http-auth-settings';
 import { KAFKA_SECURITY_ENV, secretValueProblems } from './kafka-security-settings';
 import { fromDruncConfiguration, isDruncConfiguration } from './drunc-settings';
@@ -51,6 +52,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> =
   ...WATCHER_ENV,
   ...STATE_ENV,
   ...SECURITY_ENV,
+  ...GATEWAY_ENV,
   ['KUBECONFIG', 'kubeconfig', String],
 ];
 

@@ -21,6 +21,7 @@ import {
   PodManagementConfig,
   VolumeConfig,
 } from './boot-worker-settings';
+import { GatewayConfig } from './gateway-settings';
 import { HttpAuthConfig } from './http-auth-settings';
 import { KafkaSaslConfig, KafkaSslConfig } from './kafka-security-settings';
 import { SecurityConfig } from './security-settings';
@@ -174,6 +175,11 @@ export class KpmSettings {
   @ValidateNested()
   @Type(() => StateConfig)
   state = new StateConfig();
+
+  /** The drunc gateway's settings (see gateway-settings.ts). */
+  @ValidateNested()
+  @Type(() => GatewayConfig)
+  gateway = new GatewayConfig();
 
   /** Session ownership: the operators who may act on any session (see security-settings.ts). */
   @ValidateNested()

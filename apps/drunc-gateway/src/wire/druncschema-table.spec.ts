@@ -188,7 +188,8 @@ describe("the project's druncschema .proto files", () => {
   });
 
   it('the map env has string keys and values', () => {
-    const env = root.lookupType(`${PM}.ProcessDescription`).fields.env as protobuf.MapField;
+    const env = root.lookupType(`${PM}.ProcessDescription`).fields
+      .env as unknown as protobuf.MapField;
     expect([env.keyType, env.type]).toEqual(['string', 'string']);
   });
 

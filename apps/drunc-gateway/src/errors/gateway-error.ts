@@ -1,0 +1,106 @@
+/**
+ * How the gateway refuses or fails a call: drunc's rich status (wire/rich-status.ts). One place
+ * names the codes and reasons: a refused field is INVALID_ARGUMENT (reason
+ * NOT_EXECUTED_BAD_REQUEST_FORMAT) with the field, a session of another user PERMISSION_DENIED
+ * (NOT_EXECUTED_NOT_AUTHORISED), a failed command INTERNAL (COMMAND_EXECUTION_FAILED, as drunc's
+ * DruncCommandException), a missing implementation UNIMPLEMENTED (NOT_IMPLEMENTED), kpm
+ * unreachable UNAVAILABLE, an answer not ready by the caller's deadline DEADLINE_EXCEEDED with
+ * how far the command got.
+ */
+import { status } from '@grpc/grpc-js';
+import type { CommandCompleted } from '@kpm/contracts';
+import type { FieldViolation, RichError } from '../wire/rich-status';
+
+export class GatewayError extends Error {
+  constructor(readonly rich: RichError) {
+    super(rich.message);
+    this.name = 'GatewayError';
+  }
+}
+
+export const domainOf = (rpc: string) => `ProcessManager.${rpc}`;
+
+export function badRequest(rpc: string, violations: FieldViolation[]): GatewayError {
+  const fields = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
+  return new GatewayError({
+    code: status.INVALID_ARGUMENT,
+    message: `${rpc} refused: ${fields}`,
+    reason: 'NOT_EXECUTED_BAD_REQUEST_FORMAT',
+    domain: domainOf(rpc),
+    metadata: { field: violations.map((v) => v.field).join(', ') },
+    violations,
+  });
+}
+
+/** A completion that is not `succeeded` (and not a kill's partial answer) as drunc's error. */
+export function completionError(
+  rpc: string,
+  completion: CommandCompleted,
+  fieldOf: (path?: string) => string,
+): GatewayError {
+  const errors = completion.errors ?? [];
+  const summary = errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
+  const metadata = { commandId: completion.commandId, status: completion.status };
+  if (completion.status === 'rejected') {
+    const violations = errors.map((e) => ({ field: fieldOf(e.path), description: e.message }));
+    const foreign = errors.some((e) => /belongs to user/.test(e.message));
+    return new GatewayError({
+      code: foreign ? status.PERMISSION_DENIED : status.INVALID_ARGUMENT,
+      message: `${rpc} refused by kpm: ${summary}`,
+      reason: foreign ? 'NOT_EXECUTED_NOT_AUTHORISED' : 'NOT_EXECUTED_BAD_REQUEST_FORMAT',
+      domain: domainOf(rpc),
+      metadata: { ...metadata, field: violations.map((v) => v.field).join(', ') },
+      violations,
+    });
+  }
+  if (completion.status === 'timed_out') {
+    return new GatewayError({
+      code: status.DEADLINE_EXCEEDED,
+      message: `${rpc} timed out in kpm: ${summary}`,
+      reason: 'COMMAND_TIMED_OUT',
+      domain: domainOf(rpc),
+      metadata: { ...metadata, pending: (completion.pending ?? []).join(',') },
+    });
+  }
+  return new GatewayError({
+    code: status.INTERNAL,
+    message: `${rpc} failed in kpm: ${summary}`,
+    reason: 'COMMAND_EXECUTION_FAILED',
+    domain: domainOf(rpc),
+    metadata,
+  });
+}
+
+export function unavailable(rpc: string, cause: Error): GatewayError {
+  return new GatewayError({
+    code: status.UNAVAILABLE,
+    message: `${rpc}: kpm could not be reached: ${cause.message}`,
+    reason: 'KPM_UNREACHABLE',
+    domain: domainOf(rpc),
+  });
+}
+
+export function notImplemented(rpc: string): GatewayError {
+  return new GatewayError({
+    code: status.UNIMPLEMENTED,
+    message: 'Implementation missing',
+    reason: 'NOT_IMPLEMENTED',
+    domain: domainOf(rpc),
+  });
+}
+
+/** The caller's deadline comes before the completion: say how far the command got. */
+export function stillRunning(
+  rpc: string,
+  commandId: string,
+  waitedMs: number,
+  progress: string,
+): GatewayError {
+  return new GatewayError({
+    code: status.DEADLINE_EXCEEDED,
+    message: `${rpc}: no completion of kpm command ${commandId} after ${(waitedMs / 1000).toFixed(1)} s (${progress}); it goes on, and the same request sent again is answered from it`,
+    reason: 'COMMAND_STILL_RUNNING',
+    domain: domainOf(rpc),
+    metadata: { commandId, progress },
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * drunc's ProcessManager service on Nest's gRPC transport: each method hands the decoded request
+ * to DruncProcessManager with the time by which the caller needs its answer (its gRPC deadline
+ * less a margin), and turns a refusal into drunc's rich status.
+ */
+import { Controller, Inject, Logger } from '@nestjs/common';
+import { GrpcMethod, RpcException } from '@nestjs/microservices';
+import type { ServerUnaryCall } from '@grpc/grpc-js';
+import { KpmSettings } from '@kpm/config';
+import { DruncProcessManager } from './drunc-process-manager';
+import { GatewayError } from './errors/gateway-error';
+import { DRUNC_SERVICE } from './wire/proto-files';
+import { serverError } from './wire/rich-status';
+import type { BootRequest, LogRequest, ProcessQuery, Request } from './wire/drunc-messages';
+
+type Call = ServerUnaryCall<unknown, unknown>;
+
+@Controller()
+export class ProcessManagerController {
+  private readonly logger = new Logger('drunc-gateway');
+
+  constructor(
+    @Inject(DruncProcessManager) private readonly pm: DruncProcessManager,
+    @Inject(KpmSettings) private readonly settings: KpmSettings,
+  ) {}
+
+  @GrpcMethod(DRUNC_SERVICE, 'describe')
+  describe(request: Request) {
+    return this.answer('describe', () => Promise.resolve(this.pm.describe(request)));
+  }
+
+  @GrpcMethod(DRUNC_SERVICE, 'boot')
+  boot(request: BootRequest, _metadata: unknown, call: Call) {
+    return this.answer('boot', () => this.pm.boot(request, this.answerBy(call)));
+  }
+
+  @GrpcMethod(DRUNC_SERVICE, 'terminate')
+  terminate(request: Request, _metadata: unknown, call: Call) {
+    return this.answer('terminate', () => this.pm.terminate(request, this.answerBy(call)));
+  }
+
+  @GrpcMethod(DRUNC_SERVICE, 'restart')
+  restart(query: ProcessQuery, _metadata: unknown, call: Call) {
+    return this.answer('restart', () => this.pm.restart(query, this.answerBy(call)));
+  }
+
+  @GrpcMethod(DRUNC_SERVICE, 'kill')
+  kill(query: ProcessQuery, _metadata: unknown, call: Call) {
+    return this.answer('kill', () => this.pm.kill(query, this.answerBy(call)));
+  }
+
+  @GrpcMethod(DRUNC_SERVICE, 'flush')
+  flush(query: ProcessQuery, _metadata: unknown, call: Call) {
+    return this.answer('flush', () => this.pm.flush(query, this.answerBy(call)));
+  }
+
+  @GrpcMethod(DRUNC_SERVICE, 'ps')
+  ps(query: ProcessQuery) {
+    return this.answer('ps', () => this.pm.ps(query));
+  }
+
+  @GrpcMethod(DRUNC_SERVICE, 'logs')
+  logs(request: LogRequest) {
+    return this.answer('logs', () => this.pm.logs(request));
+  }
+
+  /** The caller's deadline less the margin, or the default wait for a call without one. */
+  private answerBy(call: Call): number {
+    const { deadlineMarginMs, defaultDeadlineSeconds } = this.settings.gateway;
+    const deadline = call.getDeadline();
+    const ms = deadline instanceof Date ? deadline.getTime() : Number(deadline);
+    return Number.isFinite(ms) ? ms - deadlineMarginMs : Date.now() + defaultDeadlineSeconds * 1000;
+  }
+
+  private async answer<T>(rpc: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof GatewayError) {
+        this.logger.warn(`${rpc}: ${error.message}`);
+        throw new RpcException(serverError(error.rich));
+      }
+      this.logger.error(`${rpc}: ${(error as Error).stack ?? String(error)}`);
+      throw new RpcException(
+        serverError({
+          code: 13,
+          message: `Unhandled exception in ProcessManager.${rpc}: ${(error as Error).message}`,
+          reason: 'COMMAND_EXECUTION_FAILED',
+          domain: `ProcessManager.${rpc}`,
+        }),
+      );
+    }
+  }
+}
