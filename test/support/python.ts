@@ -10,6 +10,8 @@ export interface PythonRun {
 
 /** The project's Python (scripts/python-env.sh: a venv under KPM_HOME, created once). */
 export async function projectPython(): Promise<string> {
+  // A developer may point at a venv of their own (same requirements) instead of the shared one.
+  if (process.env.KPM_TEST_PYTHON) return process.env.KPM_TEST_PYTHON;
   const { stdout } = await run(join(repoRoot(), 'scripts', 'python-env.sh'), [], 10 * 60_000);
   return stdout.trim();
 }
@@ -20,11 +22,28 @@ export function runPython(
   script: string,
   args: string[],
   timeoutMs = 5 * 60_000,
+  env: Record<string, string> = {},
 ): Promise<PythonRun> {
-  return run(python, [join(repoRoot(), script), ...args], timeoutMs);
+  return run(python, [join(repoRoot(), script), ...args], timeoutMs, env);
 }
 
-function run(command: string, args: string[], timeoutMs: number): Promise<PythonRun> {
+/** Runs `python -m <module> …` (pytest) from the repository's root. */
+export function runPythonModule(
+  python: string,
+  module: string,
+  args: string[],
+  timeoutMs: number,
+  env: Record<string, string> = {},
+): Promise<PythonRun> {
+  return run(python, ['-m', module, ...args], timeoutMs, env);
+}
+
+function run(
+  command: string,
+  args: string[],
+  timeoutMs: number,
+  env: Record<string, string> = {},
+): Promise<PythonRun> {
   return new Promise((resolve, reject) => {
     execFile(
       command,
@@ -32,7 +51,8 @@ function run(command: string, args: string[], timeoutMs: number): Promise<Python
       {
         timeout: timeoutMs,
         maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, PYTHONUNBUFFERED: '1' },
+        cwd: repoRoot(),
+        env: { ...process.env, ...env, PYTHONUNBUFFERED: '1' },
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
