@@ -2,7 +2,7 @@
  * drunc's own clients against kpm's drunc gateway, on the local stack: the Python suite
  * (test/support/python/drunc_gateway, pytest, grpcio with stubs generated from the project's
  * .proto) replays drunc's unified-shell flow on a drunc-shaped DUNE session and sends the bad
- * inputs drunc's clients can send; with a real kubelet node in the stack, logs return real lines.
+ * inputs drunc's clients can send; on the stack's real kubelet node, logs return real lines.
  * Then the gateway is killed mid-call and started again: the retried call is answered from the
  * first command's completion, and the process exists once.
  */
@@ -11,9 +11,9 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { CommandType, topicName } from '@kpm/contracts';
-import { readStackEnv } from '@kpm/stack';
 import { KpmTrio } from '../support/kpm-trio';
 import { projectPython, runPythonModule } from '../support/python';
+import { realNode, realNodeBootEnv, type RealNodeTarget } from '../support/real-node';
 import { freePort, ServiceProcess } from '../support/service-process';
 import { stackEnv } from '../support/stack-env';
 import { TopicProbe } from '../support/topic-probe';
@@ -28,22 +28,18 @@ let trio: KpmTrio;
 let gateway: ServiceProcess;
 let address: string;
 let python: string;
-let nodes: { kwok: string[]; real: string[] };
-let realNode: string | undefined;
+let kwokNodes: string[];
+let real: RealNodeTarget;
 
-async function clusterNodes(): Promise<{ kwok: string[]; real: string[] }> {
+/** The kwok nodes: drunc's allowed_hosts of the simulated session. */
+async function kwokNodeNames(): Promise<string[]> {
   const config = new KubeConfig();
   config.loadFromFile(stackEnv().kubeconfig!);
   const list = await config.makeApiClient(CoreV1Api).listNode();
-  const ready = list.items.filter((n) =>
-    n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-  );
-  const isKwok = (n: (typeof ready)[number]) =>
-    n.status?.nodeInfo?.kubeletVersion?.startsWith('kwok') ?? false;
-  return {
-    kwok: ready.filter(isKwok).map((n) => n.metadata!.name!),
-    real: ready.filter((n) => !isKwok(n)).map((n) => n.metadata!.name!),
-  };
+  return list.items
+    .filter((n) => n.status?.nodeInfo?.kubeletVersion?.startsWith('kwok'))
+    .map((n) => n.metadata!.name!)
+    .sort();
 }
 
 async function startGateway(): Promise<void> {
@@ -62,10 +58,9 @@ async function startGateway(): Promise<void> {
 
 beforeAll(async () => {
   python = await projectPython();
-  nodes = await clusterNodes();
-  realNode = readStackEnv().KPM_REAL_NODE;
-  const realImage = readStackEnv().KPM_REAL_IMAGE;
-  trio = await KpmTrio.start('gateway', realImage ? { KPM_DEFAULT_IMAGE: realImage } : {});
+  real = realNode();
+  kwokNodes = await kwokNodeNames();
+  trio = await KpmTrio.start('gateway', realNodeBootEnv(real));
   address = `grpc://127.0.0.1:${await freePort()}`;
   await startGateway();
 }, 600_000);
@@ -76,18 +71,10 @@ afterAll(async () => {
 }, 180_000);
 
 describe('drunc gateway, driven from Python as drunc drives a process manager', () => {
-  it('the stack names its real node whenever the cluster has one (the real-node row cannot be left out)', () => {
-    expect({ realNodeInStackEnv: realNode ?? null, realNodesInCluster: nodes.real }).toEqual({
-      realNodeInStackEnv: nodes.real.length > 0 ? nodes.real[0] : null,
-      realNodesInCluster: nodes.real,
-    });
-  });
-
   it("replays the unified shell's flow and refuses drunc's bad inputs as drunc's servers do", async () => {
     const base = trio.session('gw');
     for (const suffix of ['flow', 'bad', 'real']) trio.session(`gw-${suffix}`);
-    const files = ['test_bad_inputs.py', 'test_unified_shell_flow.py'];
-    if (realNode) files.push('test_real_node_logs.py');
+    const files = ['test_bad_inputs.py', 'test_real_node_logs.py', 'test_unified_shell_flow.py'];
     const { code, stdout, stderr } = await runPythonModule(
       python,
       'pytest',
@@ -98,13 +85,16 @@ describe('drunc gateway, driven from Python as drunc drives a process manager', 
         KPM_TEST_SESSION: base,
         KPM_TEST_USER: USER,
         KPM_TEST_OTHER_USER: OTHER_USER,
-        KPM_TEST_NODES: nodes.kwok.join(','),
-        ...(realNode ? { KPM_REAL_NODE: realNode } : {}),
+        KPM_TEST_NODES: kwokNodes.join(','),
+        KPM_REAL_NODE: real.node,
       },
     );
-    expect({ code, tail: `${stdout}\n${stderr}`.slice(-6000) }).toMatchObject({ code: 0 });
+    expect({ code, output: code === 0 ? '' : `${stdout}\n${stderr}`.slice(-12_000) }).toEqual({
+      code: 0,
+      output: '',
+    });
     const counted = /(\d+) passed/.exec(stdout);
-    expect(Number(counted?.[1])).toBe(realNode ? 18 : 17);
+    expect(Number(counted?.[1])).toBe(18);
     expect(stdout).not.toMatch(/skipped|deselected|xfail/);
   });
 });
@@ -116,7 +106,7 @@ describe('drunc gateway restarted mid-call', () => {
       topicName('commands', trio.prefix),
     ]).start();
     try {
-      const request = bootRequest(session, nodes.kwok[0]);
+      const request = bootRequest(session, kwokNodes[0]);
       const first = callBoot(request);
       const command = await probe.waitFor(
         (r) =>

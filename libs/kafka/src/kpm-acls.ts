@@ -15,7 +15,7 @@ import { topicName, TOPIC_IDS, type TopicId } from '@kpm/contracts';
 import type { KafkaClient } from './kafka-client';
 import { consumerGroupId } from './kpm-topics';
 
-export type KpmRole = 'boot-worker' | 'watcher' | 'state' | 'operator';
+export type KpmRole = 'boot-worker' | 'watcher' | 'state' | 'drunc-gateway' | 'operator';
 
 /** One grant: `principal` may `operation` on the topic, group or transactional id `name`. */
 export interface KpmAcl {
@@ -72,6 +72,14 @@ const NEEDS: Record<KpmRole, RoleNeeds> = {
     ],
     groups: ['state'],
     transactions: true,
+  },
+  // drunc's ProcessManager over @kpm/client: sends commands, reads their completions in its
+  // own groups (`<prefix>-drunc-gateway-<uuid>`), broadcasts SERVER_READY like every service.
+  'drunc-gateway': {
+    reads: ['completions'],
+    writes: ['commands', 'broadcast'],
+    groups: ['drunc-gateway'],
+    transactions: false,
   },
   operator: { reads: [...TOPIC_IDS], writes: ['commands'], groups: [''], transactions: false },
 };

@@ -6,9 +6,10 @@ import {
   serviceKafkaIdentity,
   stackPaths,
   waitFor,
+  writeStackEnv,
 } from '@kpm/stack';
 
-export const SERVICE_NAMES = ['boot-worker', 'watcher', 'state'] as const;
+export const SERVICE_NAMES = ['boot-worker', 'watcher', 'state', 'drunc-gateway'] as const;
 export type LocalServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Local HTTP ports of the services (health, metrics, the state API); KPM_<SERVICE>_PORT overrides. */
@@ -16,7 +17,16 @@ const DEFAULT_PORTS: Record<LocalServiceName, number> = {
   state: 8480,
   'boot-worker': 8481,
   watcher: 8482,
+  'drunc-gateway': 8483,
 };
+
+/** The drunc gateway's gRPC port (drunc's `grpc://host:port`); KPM_DRUNC_GATEWAY_PORT overrides. */
+export function gatewayGrpcPort(): number {
+  return Number(process.env.KPM_DRUNC_GATEWAY_PORT || 8484);
+}
+
+/** What `.kpm/stack.env` names the gateway by, for drunc's shells: `grpc://127.0.0.1:<port>`. */
+export const GATEWAY_ENV_NAME = 'KPM_DRUNC_GATEWAY';
 
 export interface LocalServiceStatus {
   service: LocalServiceName;
@@ -25,7 +35,10 @@ export interface LocalServiceStatus {
   ready: boolean;
 }
 
-/** The three services as local processes (`kpm services up|down|status`), logs under `.kpm/logs/`. */
+/**
+ * The services as local processes (`kpm services up|down|status`), logs under `.kpm/logs/`: the
+ * three, and the drunc gateway, whose address `up` writes into `.kpm/stack.env`.
+ */
 export class LocalServices {
   port(service: LocalServiceName): number {
     const override = process.env[`KPM_${service.toUpperCase().replace('-', '_')}_PORT`];
@@ -51,6 +64,7 @@ export class LocalServices {
           ...serviceKafkaIdentity(service, stackEnv),
           KPM_HTTP_PORT: String(this.port(service)),
           KPM_HOME: stackPaths.home(),
+          ...this.serviceEnv(service),
         },
       });
     }
@@ -66,11 +80,26 @@ export class LocalServices {
         },
       );
     }
+    writeStackEnv({
+      ...readStackEnv(),
+      [GATEWAY_ENV_NAME]: `grpc://127.0.0.1:${gatewayGrpcPort()}`,
+    });
     return this.status();
   }
 
   async down(): Promise<void> {
     await Promise.all(SERVICE_NAMES.map((service) => new Daemon(service).stop(30_000)));
+    const { [GATEWAY_ENV_NAME]: _gone, ...rest } = readStackEnv();
+    if (_gone !== undefined) writeStackEnv(rest);
+  }
+
+  /** The gateway reads completions from the state service and serves gRPC on its own port. */
+  private serviceEnv(service: LocalServiceName): Record<string, string> {
+    if (service !== 'drunc-gateway') return {};
+    return {
+      KPM_STATE_URL: `http://127.0.0.1:${this.port('state')}`,
+      KPM_DRUNC_GATEWAY_PORT: String(gatewayGrpcPort()),
+    };
   }
 
   async status(): Promise<LocalServiceStatus[]> {

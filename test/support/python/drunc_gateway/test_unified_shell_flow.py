@@ -17,13 +17,21 @@ RUNNING = pm.ProcessInstance.StatusCode.RUNNING
 DEAD = pm.ProcessInstance.StatusCode.DEAD
 
 
-def as_booted(description: pm.ProcessDescription) -> pm.ProcessDescription:
-    """The description without what the process manager fills in (uuid, host)."""
-    d = pm.ProcessDescription()
-    d.CopyFrom(description)
-    d.metadata.ClearField("uuid")
-    d.metadata.hostname = ""
-    return d
+# What kpm's boot-worker adds to a process's environment when the request has none (as drunc's
+# K8s process manager does): the answers carry the environment the process was given.
+ADDED_BY_KPM = {"USER", "HOME"}
+
+
+def as_booted(description: pm.ProcessDescription) -> dict:
+    """The description without what the process manager fills in (uuid, host, USER, HOME)."""
+    m = description.metadata
+    return {
+        "metadata": (m.user, m.session, m.name, m.tree_id, m.HasField("tree_id")),
+        "env": {k: v for k, v in description.env.items() if k not in ADDED_BY_KPM},
+        "executable_and_arguments": [(e.exec, list(e.args)) for e in description.executable_and_arguments],
+        "process_execution_directory": description.process_execution_directory,
+        "process_logs_path": description.process_logs_path,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +67,7 @@ def test_each_boot_answers_its_process_as_booted(booted, user, session):
         assert booted_process.process_description.metadata.uuid.uuid == booted_process.uuid.uuid
         assert booted_process.status_code == RUNNING
         assert as_booted(booted_process.process_description) == as_booted(request.process_description)
+        assert booted_process.process_description.env["USER"] == user
         assert booted_process.process_description.metadata.hostname == request.process_restriction.allowed_hosts[0]
         assert list(booted_process.process_restriction.allowed_hosts) == list(request.process_restriction.allowed_hosts)
 
@@ -77,9 +86,9 @@ def test_ps_lists_the_tree_as_booted(driver, booted, session):
 
 def test_ps_is_an_and_of_the_selectors(driver, booted, user, session):
     names = sorted(p.process_description.metadata.name
-                   for p in driver.ps(query(names=["^ru-"], session=session, user=user)).values)
+                   for p in driver.ps(query(names=[r"^ru-\d"], session=session, user=user)).values)
     assert names == ["ru-01", "ru-02"]
-    assert driver.ps(query(names=["^ru-"], session=session, user="nobody-else")).values == []
+    assert driver.ps(query(names=[r"^ru-\d"], session=session, user="nobody-else")).values == []
 
 
 def test_logs_of_one_process(driver, booted, session):
