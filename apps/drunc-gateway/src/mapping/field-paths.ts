@@ -37,7 +37,8 @@ const QUERY_PATHS: Array<[RegExp, string]> = [
 function translate(table: Array<[RegExp, string]>, path: string | undefined): string {
   if (!path) return '';
   for (const [pattern, replacement] of table) {
-    if (pattern.test(path)) return snake(path.replace(pattern, replacement));
+    // The tail a pattern keeps ($1: an index, an env variable's name) is the caller's own text.
+    if (pattern.test(path)) return path.replace(pattern, replacement);
   }
   return snake(path);
 }
