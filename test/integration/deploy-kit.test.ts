@@ -100,7 +100,9 @@ describe.each(KIT_DIRS)('deploy/%s renders', (dir) => {
           }),
         ]),
       );
-      expect(pod.automountServiceAccountToken === false).toBe(service === 'state');
+      expect(pod.automountServiceAccountToken === false).toBe(
+        service === 'state' || service === 'drunc-gateway',
+      );
     },
   );
 

@@ -21,6 +21,7 @@ export const SERVICE_ACCOUNTS = {
   'boot-worker': 'kpm-boot-worker',
   watcher: 'kpm-watcher',
   state: 'kpm-state',
+  'drunc-gateway': 'kpm-drunc-gateway',
 } as const;
 export type KpmService = keyof typeof SERVICE_ACCOUNTS;
 
