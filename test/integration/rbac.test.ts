@@ -62,9 +62,12 @@ async function deleteLease(): Promise<void> {
     .catch(() => undefined);
 }
 
-/** Each service's environment: the local broker, a private prefix and label domain, its token. */
+/**
+ * Each service's environment: the local broker, a private prefix and label domain, its token.
+ * (The drunc gateway calls no Kubernetes API: its ServiceAccount has no role and no token.)
+ */
 async function serviceEnvs(): Promise<
-  Record<keyof typeof SERVICE_ACCOUNTS, Record<string, string>>
+  Record<Exclude<keyof typeof SERVICE_ACCOUNTS, 'drunc-gateway'>, Record<string, string>>
 > {
   const common = {
     KPM_KAFKA_BROKERS: stackEnv().brokers.join(','),

@@ -15,7 +15,7 @@ function localServices() {
 export function registerServicesCommands(program: Command): void {
   const services = program
     .command('services')
-    .description('boot-worker, watcher and state as local processes');
+    .description('boot-worker, watcher, state and the drunc gateway as local processes');
 
   services
     .command('up')
