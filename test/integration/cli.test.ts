@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
@@ -117,8 +117,12 @@ describe('kpm CLI on the real stack', () => {
     env.KPM_STATE_PORT = String(await freePort());
     env.KPM_BOOT_WORKER_PORT = String(await freePort());
     env.KPM_WATCHER_PORT = String(await freePort());
+    env.KPM_DRUNC_GATEWAY_HTTP_PORT = String(await freePort());
+    env.KPM_DRUNC_GATEWAY_PORT = String(await freePort());
     // Build under the shared lock first, so `services up` below finds the services fresh.
-    for (const service of ['boot-worker', 'watcher', 'state']) await ensureServiceBuilt(service);
+    for (const service of ['boot-worker', 'watcher', 'state', 'drunc-gateway']) {
+      await ensureServiceBuilt(service);
+    }
     const up = await kpm('services', 'up', '--json');
     if (up.code !== 0) throw new Error(`kpm services up failed:\n${up.stdout}\n${up.stderr}`);
     const status = JSON.parse(up.stdout) as Array<{ service: string; ready: boolean }>;
@@ -126,13 +130,19 @@ describe('kpm CLI on the real stack', () => {
       ['boot-worker', true],
       ['watcher', true],
       ['state', true],
+      ['drunc-gateway', true],
     ]);
-  }, 600_000); // a fresh clone builds the three services first
+    // drunc's shells find the gateway in the stack's environment.
+    expect(readFileSync(join(home, 'stack.env'), 'utf8')).toContain(
+      `KPM_DRUNC_GATEWAY=grpc://127.0.0.1:${env.KPM_DRUNC_GATEWAY_PORT}\n`,
+    );
+  }, 600_000); // a fresh clone builds the four services first
 
   afterAll(async () => {
     await kpm('terminate', '--session', session, '--wait');
     await kpm('terminate', '--session', `${session}-slow`, '--wait');
     const down = await kpm('services', 'down');
+    expect(readFileSync(join(home, 'stack.env'), 'utf8')).not.toContain('KPM_DRUNC_GATEWAY=');
     const kafka = new Kafka({ brokers: stackEnv().brokers, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();

@@ -25,6 +25,15 @@ export function gatewayGrpcPort(): number {
   return Number(process.env.KPM_DRUNC_GATEWAY_PORT || 8484);
 }
 
+/**
+ * KPM_<SERVICE>_PORT; the gateway's is KPM_DRUNC_GATEWAY_HTTP_PORT, as KPM_DRUNC_GATEWAY_PORT
+ * is its gRPC port (the setting `gateway.port`).
+ */
+function httpPortVariable(service: LocalServiceName): string {
+  const stem = `KPM_${service.toUpperCase().replace('-', '_')}`;
+  return service === 'drunc-gateway' ? `${stem}_HTTP_PORT` : `${stem}_PORT`;
+}
+
 /** What `.kpm/stack.env` names the gateway by, for drunc's shells: `grpc://127.0.0.1:<port>`. */
 export const GATEWAY_ENV_NAME = 'KPM_DRUNC_GATEWAY';
 
@@ -41,7 +50,7 @@ export interface LocalServiceStatus {
  */
 export class LocalServices {
   port(service: LocalServiceName): number {
-    const override = process.env[`KPM_${service.toUpperCase().replace('-', '_')}_PORT`];
+    const override = process.env[httpPortVariable(service)];
     return override ? Number(override) : DEFAULT_PORTS[service];
   }
 
