@@ -19,6 +19,7 @@ export const SECURE_PRINCIPALS: ReadonlyArray<{ user: string; role?: KpmRole }> 
   { user: 'kpm-boot-worker', role: 'boot-worker' },
   { user: 'kpm-watcher', role: 'watcher' },
   { user: 'kpm-state', role: 'state' },
+  { user: 'kpm-drunc-gateway', role: 'drunc-gateway' },
   { user: 'kpm-operator', role: 'operator' },
 ];
 

@@ -9,14 +9,32 @@ import { stackPaths } from '../paths';
 import { WaitAborted, waitFor } from '../wait';
 import { createCgroupRoot, ensureSharedMount } from './host-state';
 import { KUBELET_SYSCTLS, kubeletConfig, kubeletKubeconfig } from './node-config';
-import type { NodeLayout } from './node-layout';
+import { REAL_NODE_LABEL, type NodeLayout } from './node-layout';
+
+interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+}
 
 interface NodeJson {
-  spec?: { taints?: { key: string; effect: string }[] };
+  metadata?: { labels?: Record<string, string>; resourceVersion?: string };
+  spec?: { taints?: Taint[] };
   status?: { conditions?: { type: string; status: string }[] };
 }
 
-const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
+/** The real node's own label and taint: only processes naming it land there. */
+function nodeIdentity(): { labels: Record<string, string>; taints: Taint[] } {
+  return {
+    labels: { [REAL_NODE_LABEL]: 'true' },
+    taints: [{ key: REAL_NODE_LABEL, value: 'true', effect: 'NoSchedule' }],
+  };
+}
+
+function sameTaints(actual: readonly Taint[], wanted: readonly Taint[]): boolean {
+  const key = (t: Taint) => `${t.key}=${t.value ?? ''}:${t.effect}`;
+  return JSON.stringify(actual.map(key).sort()) === JSON.stringify(wanted.map(key).sort());
+}
 
 /**
  * The real node's kubelet: its own client certificate (system:node:<name>), started in a mount
@@ -65,7 +83,7 @@ export class Kubelet {
       `--root-dir=${layout.kubeletRoot}`,
       `--hostname-override=${layout.name}`,
       `--node-ip=${layout.nodeIp}`,
-      `--node-labels=real.kpm.daq/node=true`,
+      `--node-labels=${REAL_NODE_LABEL}=true`,
     ];
     await startOrRestart(this.daemon, 'unshare', args, this.progress, inputs);
     await waitFor('kubelet healthz', () => this.healthy(), {
@@ -85,9 +103,10 @@ export class Kubelet {
   }
 
   /**
-   * Waits for the Node to be Ready, then lifts the `not-ready` taint the kubelet registers with:
-   * the node-lifecycle controller, which would, does not run on the local stack (kwok's nodes
-   * send no heartbeats), so the stack plays its one part the real node needs.
+   * Waits for the Node to be Ready, then gives it exactly its own taint and label: that lifts
+   * the `not-ready` taint the kubelet registers with (the node-lifecycle controller, which would,
+   * does not run on the local stack: kwok's nodes send no heartbeats), and corrects a Node
+   * registered by an older stack, whose labels and taints the kubelet never changes.
    */
   async waitReady(endpoint: KubeEndpoint): Promise<void> {
     await waitFor(`node ${this.layout.name} Ready`, () => this.readyAndUntainted(endpoint), {
@@ -132,16 +151,19 @@ export class Kubelet {
       throw new WaitAborted(`kpm: kubelet exited\n${this.daemon.tail()}`);
     const node = await this.readNode(endpoint);
     if (!isReady(node)) return false;
+    const wanted = nodeIdentity();
     const taints = node?.spec?.taints ?? [];
-    const index = taints.findIndex((taint) => taint.key === NOT_READY_TAINT);
-    if (index < 0) return true;
+    const labels = node?.metadata?.labels ?? {};
+    if (sameTaints(taints, wanted.taints) && labels[REAL_NODE_LABEL] === 'true') return true;
+    // The kubelet sets labels and taints only when it registers a Node: one registered under
+    // other ones (an older stack) gets ours, and the not-ready taint goes once it is Ready.
+    const patch = {
+      metadata: { resourceVersion: node?.metadata?.resourceVersion, labels: wanted.labels },
+      spec: { taints: wanted.taints },
+    };
     const path = `/api/v1/nodes/${this.layout.name}`;
-    const patch = [
-      { op: 'test', path: `/spec/taints/${index}/key`, value: NOT_READY_TAINT },
-      { op: 'remove', path: `/spec/taints/${index}` },
-    ];
-    await kubeCall(endpoint, 'PATCH', path, patch, 'application/json-patch+json');
-    return false; // seen untainted on the next round
+    await kubeCall(endpoint, 'PATCH', path, patch, 'application/merge-patch+json');
+    return false; // seen as wanted on the next round
   }
 
   private async readNode(endpoint: KubeEndpoint): Promise<NodeJson | undefined> {
