@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerBootCommand } from './commands/boot.command';
 import { registerDemoCommand } from './commands/demo.command';
 import { registerFlushCommand } from './commands/flush.command';
+import { registerImageCommands } from './commands/image.command';
 import { registerKillCommand } from './commands/kill.command';
 import { registerLogsCommand } from './commands/logs.command';
 import { registerPsCommand } from './commands/ps.command';
@@ -36,6 +37,7 @@ Start here: npm run demo`,
     );
   registerStackCommands(program);
   registerServicesCommands(program);
+  registerImageCommands(program);
   registerTopicsCommands(program);
   registerBootCommand(program);
   registerKillCommand(program);

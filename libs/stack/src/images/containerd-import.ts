@@ -1,0 +1,32 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { stackPaths } from '../paths';
+import type { BuiltImage } from './image-spec';
+import { runTool } from './image-tools';
+
+/** The real node's containerd socket (under KPM_HOME's run/), where the kubelet finds images. */
+export function stackContainerdSocket(): string {
+  return process.env.KPM_CONTAINERD_SOCKET ?? join(stackPaths.run(), 'containerd.sock');
+}
+
+/**
+ * Imports the image's archive into containerd's `k8s.io` namespace (the kubelet's), where it is
+ * named `image.reference`, and tags it with `alsoAs` too (e.g. a stable tag a kustomize overlay
+ * names). Returns the references now present.
+ */
+export async function importIntoContainerd(
+  image: BuiltImage,
+  alsoAs: string[] = [],
+  socket: string = stackContainerdSocket(),
+): Promise<string[]> {
+  if (!existsSync(socket)) {
+    throw new Error(`kpm: no containerd at ${socket}: is the real node up (kpm stack up)?`);
+  }
+  const ctr = (args: string[]): Promise<string> =>
+    runTool('ctr', ['--address', socket, '--namespace', 'k8s.io', ...args]);
+  await ctr(['images', 'import', image.archive]);
+  for (const reference of alsoAs) {
+    await ctr(['images', 'tag', '--force', image.reference, reference]);
+  }
+  return [image.reference, ...alsoAs];
+}
