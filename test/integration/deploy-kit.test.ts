@@ -19,6 +19,7 @@ import type {
 } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { loadSettings } from '@kpm/config';
+import { REAL_NODE_LABEL } from '@kpm/stack';
 import {
   adminKubeConfig,
   applyKitRbac,
@@ -90,8 +91,13 @@ describe.each(KIT_DIRS)('deploy/%s renders', (dir) => {
       expect(container.image).not.toMatch(/:latest$/);
       expect(container.command).toEqual(['node', `dist/apps/${service}/src/main.js`]);
       expect(pod.serviceAccountName).toBe(SERVICE_ACCOUNTS[service]);
-      expect(spec.replicas).toBeGreaterThanOrEqual(2);
-      if (service === 'watcher') expect(spec.replicas).toBe(2);
+      if (dir === 'overlays/local') {
+        // One real node and the host network: a second replica would want the same host port.
+        expect(spec.replicas).toBe(1);
+      } else {
+        expect(spec.replicas).toBeGreaterThanOrEqual(2);
+        if (service === 'watcher') expect(spec.replicas).toBe(2);
+      }
       expect(pod.topologySpreadConstraints).toEqual(
         expect.arrayContaining([
           expect.objectContaining({
@@ -177,6 +183,39 @@ describe.each(KIT_DIRS)('deploy/%s renders', (dir) => {
     ) as unknown as V1Role;
     const updatable = role.rules!.filter((r) => r.verbs.includes('update'));
     expect(updatable.map((r) => r.resourceNames)).toEqual([[lease]]);
+  });
+});
+
+describe('deploy/overlays/local runs on the real node', () => {
+  const byName = deployments(renderKit('overlays/local'));
+  const ports = new Set<number>();
+
+  it.each(SERVICES)(
+    '%s: host network, a port of its own, the real node, kpm’s local image',
+    (service) => {
+      const pod = byName.get(`kpm-${service}`)!.spec!.template.spec!;
+      const container = pod.containers[0];
+      expect(pod.hostNetwork).toBe(true);
+      expect(pod.nodeSelector).toEqual({ [REAL_NODE_LABEL]: 'true' });
+      expect(pod.tolerations).toEqual([
+        { key: REAL_NODE_LABEL, operator: 'Exists', effect: 'NoSchedule' },
+      ]);
+      expect(container.image).toBe('localhost/kpm/kpm:0.1.0');
+      expect(container.imagePullPolicy).toBe('Never');
+      const port = container.ports![0].containerPort;
+      expect(container.ports![0].name).toBe('http');
+      expect(container.env).toEqual(
+        expect.arrayContaining([
+          { name: 'KPM_HTTP_PORT', value: String(port) },
+          { name: 'KUBERNETES_SERVICE_HOST', value: '127.0.0.1' },
+        ]),
+      );
+      ports.add(port);
+    },
+  );
+
+  it('with a different port for each service', () => {
+    expect(ports.size).toBe(SERVICES.length);
   });
 });
 

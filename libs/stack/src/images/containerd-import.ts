@@ -1,18 +1,18 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { stackPaths } from '../paths';
+import { nodeLayout } from '../node/node-layout';
 import type { BuiltImage } from './image-spec';
 import { runTool } from './image-tools';
 
-/** The real node's containerd socket (under KPM_HOME's run/), where the kubelet finds images. */
+/** The real node's containerd socket, where the kubelet finds its images. */
 export function stackContainerdSocket(): string {
-  return process.env.KPM_CONTAINERD_SOCKET ?? join(stackPaths.run(), 'containerd.sock');
+  return nodeLayout().containerdSocket;
 }
 
 /**
  * Imports the image's archive into containerd's `k8s.io` namespace (the kubelet's), where it is
  * named `image.reference`, and tags it with `alsoAs` too (e.g. a stable tag a kustomize overlay
- * names). Returns the references now present.
+ * names). An image already there (the reference is its inputs' fingerprint) is not imported
+ * again. Returns the references now present.
  */
 export async function importIntoContainerd(
   image: BuiltImage,
@@ -24,7 +24,8 @@ export async function importIntoContainerd(
   }
   const ctr = (args: string[]): Promise<string> =>
     runTool('ctr', ['--address', socket, '--namespace', 'k8s.io', ...args]);
-  await ctr(['images', 'import', image.archive]);
+  const present = (await ctr(['images', 'list', '--quiet'])).split('\n');
+  if (!present.includes(image.reference)) await ctr(['images', 'import', image.archive]);
   for (const reference of alsoAs) {
     await ctr(['images', 'tag', '--force', image.reference, reference]);
   }
