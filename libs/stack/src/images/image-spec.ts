@@ -50,6 +50,8 @@ export interface BuiltImage {
   reference: string;
   /** The manifest's digest: what containerd reports for the imported image. */
   digest: string;
+  /** The config's digest: the image id the kubelet reports (containerStatuses[].imageID). */
+  imageId: string;
   archive: string;
   format: 'oci-archive';
   /** Bytes of the compressed layers and config: what the image costs to ship. */

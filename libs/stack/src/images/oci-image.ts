@@ -67,7 +67,8 @@ export async function buildImage(spec: ImageSpec, progress: Progress): Promise<B
 function readRecord(path: string): BuiltImage | undefined {
   if (!existsSync(path)) return undefined;
   const image = JSON.parse(readFileSync(path, 'utf8')) as BuiltImage;
-  return existsSync(image.archive) ? image : undefined;
+  // A record of an older builder (no imageId) is rebuilt: same inputs, same image.
+  return existsSync(image.archive) && image.imageId ? image : undefined;
 }
 
 /** The image's creation time, and every history entry's: IMAGE_EPOCH. */
@@ -155,12 +156,14 @@ async function writeArchive(
     };
     const digest = index.manifests[0].digest;
     renameSync(partial, archive);
+    const manifest = readManifest(layout, digest);
     return {
       reference,
       digest,
+      imageId: manifest.config.digest,
       archive,
       format: 'oci-archive',
-      size: imageSize(layout, digest),
+      size: manifest.config.size + manifest.layers.reduce((sum, layer) => sum + layer.size, 0),
       fingerprint: key,
     };
   } finally {
@@ -168,13 +171,13 @@ async function writeArchive(
   }
 }
 
-/** Bytes of the config and the compressed layers the manifest names. */
-function imageSize(layout: string, digest: string): number {
-  const manifest = JSON.parse(readFileSync(blobPath(layout, digest), 'utf8')) as {
-    config: { size: number };
-    layers: { size: number }[];
-  };
-  return manifest.config.size + manifest.layers.reduce((sum, layer) => sum + layer.size, 0);
+interface Manifest {
+  config: { digest: string; size: number };
+  layers: { size: number }[];
+}
+
+function readManifest(layout: string, digest: string): Manifest {
+  return JSON.parse(readFileSync(blobPath(layout, digest), 'utf8')) as Manifest;
 }
 
 function blobPath(layout: string, digest: string): string {
