@@ -91,7 +91,8 @@ beforeAll(async () => {
   // The overlay selects and tolerates the real node by this label and taint.
   if (node.metadata?.labels?.[REAL_NODE_LABEL] !== 'true') {
     throw new Error(
-      `node ${target.node} lacks the label ${REAL_NODE_LABEL}=true the overlay selects`,
+      `node ${target.node} lacks the label ${REAL_NODE_LABEL}=true the overlay selects ` +
+        '(a Node keeps the labels and taints of its first registration: re-register it)',
     );
   }
   image = await ensureKpmImage((line) => process.stdout.write(`[image] ${line}\n`), {
