@@ -19,6 +19,7 @@ import { parse } from 'yaml';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import { topicName, type ProcessSpec } from '@kpm/contracts';
 import {
+  Daemon,
   ensureKpmImage,
   importIntoContainerd,
   REAL_NODE_LABEL,
@@ -87,6 +88,11 @@ function podLogs(service: Service): string {
 beforeAll(async () => {
   kubeconfig = stackEnv().kubeconfig!;
   admin = adminKubeConfig(kubeconfig);
+  // Local services would share the kit's consumer groups and take part of its work.
+  const running = SERVICES.filter((service) => new Daemon(service).isRunning());
+  if (running.length > 0) {
+    throw new Error(`local services running (${running.join(', ')}): npx kpm services down first`);
+  }
   const node = await admin.makeApiClient(CoreV1Api).readNode({ name: target.node });
   // The overlay selects and tolerates the real node by this label and taint.
   if (node.metadata?.labels?.[REAL_NODE_LABEL] !== 'true') {
