@@ -300,6 +300,35 @@ it('finishes a boot whose boot-worker pod was killed halfway, once', async () =>
   }
 });
 
+it('records a process that ends while its watcher pod is being replaced', async () => {
+  const name = session('watcher');
+  const processes = [onNode('ru-01', '0.1.1', 'daq_application', ['--quit-exit', '4'])];
+  const boot = await client.boot({ session: name, user: 'alice', processes }, { wait: true });
+  expect(boot.completion?.status).toBe('succeeded');
+  const victim = await servicePod('watcher');
+  kit([
+    '-n',
+    KIT_NAMESPACE,
+    'delete',
+    'pod',
+    victim.metadata!.name!,
+    '--grace-period=0',
+    '--force',
+  ]);
+  // The pod keeps the watcher's finalizer until a watcher records its end: the kill completes
+  // only once the replacement, under the kit's Lease, has done so.
+  const killed = await client.kill(
+    { query: { session: name, names: ['^ru-01$'] } },
+    { wait: true },
+  );
+  expect(killed.completion?.processes.map((p) => p.returnCode)).toEqual([4]);
+  const replacement = await servicePod('watcher');
+  expect(replacement.metadata!.name).not.toBe(victim.metadata!.name);
+  expect(podLogs('watcher')).toContain('leading (Lease kpm-system/kpm-watcher)');
+  const terminated = await client.terminate({ session: name, user: 'alice' }, { wait: true });
+  expect(terminated.completion?.status).toBe('succeeded');
+});
+
 it('is scraped by a real Prometheus, which sees the three targets up and loads kpm’s rules', async () => {
   const rules = join(repoRoot(), 'deploy', 'prometheus', 'kpm-rules.yaml');
   const prometheus = await startPrometheus(rules);
