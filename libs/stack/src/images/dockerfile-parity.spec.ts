@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -42,8 +42,7 @@ function only(stage: Instruction[], keyword: string): string {
 }
 
 /** Fake inputs: the spec only names files, so empty ones of the right shape serve. */
-function fakeInputs(): { nodeRuntime: string; modules: string; dist: string } {
-  const root = mkdtempSync(join(tmpdir(), 'kpm-parity-'));
+function fakeInputs(root: string): { nodeRuntime: string; modules: string; dist: string } {
   const path = (...parts: string[]): string => join(root, ...parts);
   mkdirSync(path('node', 'bin'), { recursive: true });
   writeFileSync(path('node', 'bin', 'node'), '');
@@ -57,7 +56,9 @@ function fakeInputs(): { nodeRuntime: string; modules: string; dist: string } {
 }
 
 describe('deploy/Dockerfile and the engine-free kpm image', () => {
-  const spec = kpmImageSpec(fakeInputs());
+  const root = mkdtempSync(join(tmpdir(), 'kpm-parity-'));
+  const spec = kpmImageSpec(fakeInputs(root));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('have the same base: Debian of the same suite, Node at the same version', () => {
     const arg = dockerfile().find((i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='));

@@ -4,6 +4,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -14,9 +15,19 @@ import { hashTree } from './fingerprint';
 import { IMAGE_EPOCH, type LayerSpec } from './image-spec';
 import { layerInputs, writeLayerTar } from './layer';
 
+/** Every temporary directory of this file, removed at the end. */
+const made: string[] = [];
+const tempDir = (prefix: string): string => {
+  made.push(mkdtempSync(join(tmpdir(), prefix)));
+  return made[made.length - 1];
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A source tree: a program, a data file, a link; its modes and times as the caller sets them. */
 function sourceTree(mode: number, mtime: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kpm-layer-src-'));
+  const dir = tempDir('kpm-layer-src-');
   mkdirSync(join(dir, 'lib'));
   writeFileSync(join(dir, 'lib', 'main.js'), 'console.log(1)\n');
   writeFileSync(join(dir, 'run'), '#!/bin/sh\n');
@@ -39,7 +50,7 @@ function layerOf(source: string): LayerSpec {
 }
 
 async function tarOf(layer: LayerSpec): Promise<{ bytes: Buffer; listing: string }> {
-  const work = mkdtempSync(join(tmpdir(), 'kpm-layer-'));
+  const work = tempDir('kpm-layer-');
   const tar = join(work, 'layer.tar');
   await writeLayerTar(layer, join(work, 'staging'), tar);
   const listing = execFileSync(
