@@ -29,6 +29,27 @@ const common = {
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/bench'],
 };
 
+/**
+ * Integration suites that must run alone, after the others: each changes what the others share.
+ * Every other suite keeps to a topic prefix, label domain and sessions of its own, so they run
+ * side by side (test/README.md).
+ */
+const SERIAL_SUITES = [
+  // Takes the real node down and up again.
+  'real-node-host',
+  // `kpm services up|down`: the default topic prefix, consumer groups and ports.
+  'cli',
+  // kpm's own Deployments in kpm-system on the real node, under the default prefix and groups.
+  'kit-real-node',
+];
+const serial = SERIAL_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`);
+const serialPatterns = SERIAL_SUITES.map((name) => `/test/integration/${name}\\.test\\.ts$`);
+
+const integration = {
+  ...common,
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+};
+
 module.exports = {
   // testTimeout is a global option: inside `projects` jest ignores it. Integration tests wait on
   // real brokers and pods; unit tests finish far below it.
@@ -36,10 +57,11 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,bench}/**/*.spec.ts'] },
     {
-      ...common,
+      ...integration,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      testPathIgnorePatterns: serialPatterns,
     },
+    { ...integration, displayName: 'integration-serial', testMatch: serial },
   ],
 };

@@ -91,6 +91,8 @@ describe.each(KIT_DIRS)('deploy/%s renders', (dir) => {
       expect(container.image).not.toMatch(/:latest$/);
       expect(container.command).toEqual(['node', `dist/apps/${service}/src/main.js`]);
       expect(pod.serviceAccountName).toBe(SERVICE_ACCOUNTS[service]);
+      // Service links would put KPM_DRUNC_GATEWAY_PORT=tcp://… into every pod: a kpm setting.
+      expect(pod.enableServiceLinks).toBe(false);
       if (dir === 'overlays/local') {
         // One real node and the host network: a second replica would want the same host port.
         expect(spec.replicas).toBe(1);
@@ -205,11 +207,15 @@ describe('deploy/overlays/local runs on the real node', () => {
       const port = container.ports![0].containerPort;
       expect(container.ports![0].name).toBe('http');
       expect(container.env).toEqual(
-        expect.arrayContaining([
-          { name: 'KPM_HTTP_PORT', value: String(port) },
-          { name: 'KUBERNETES_SERVICE_HOST', value: '127.0.0.1' },
-        ]),
+        expect.arrayContaining([{ name: 'KPM_HTTP_PORT', value: String(port) }]),
       );
+      // The in-cluster client, of the services that call the API server, on 127.0.0.1.
+      if (service !== 'drunc-gateway') {
+        expect(container.env).toContainEqual({
+          name: 'KUBERNETES_SERVICE_HOST',
+          value: '127.0.0.1',
+        });
+      }
       ports.add(port);
     },
   );

@@ -1,7 +1,7 @@
 /**
  * kpm run the way its users run it: its image built here with no container engine
  * (`ensureKpmImage`, imported into the real node's containerd), then
- * `kubectl apply -k deploy/overlays/local` — boot-worker, watcher and state as pods on the local
+ * `kubectl apply -k deploy/overlays/local` — boot-worker, watcher, state and the drunc gateway as pods on the local
  * stack's real node, under their ServiceAccounts (the kubelet's projected tokens), uid 10001, a
  * read-only root filesystem, Available through their real probes. A session booted over Kafka
  * is carried out by them (the RBAC suite's boot, logs, restart, kill and terminate, under the
@@ -37,7 +37,12 @@ jest.setTimeout(600_000);
 
 const KIT = join(DEPLOY_DIR, 'overlays', 'local');
 /** The services' host ports in the local overlay (deploy/overlays/local/real-node-*.yaml). */
-const PORTS = { 'boot-worker': 18481, watcher: 18482, state: 18480 } as const;
+const PORTS = {
+  'boot-worker': 18481,
+  watcher: 18482,
+  state: 18480,
+  'drunc-gateway': 18483,
+} as const;
 type Service = keyof typeof PORTS;
 const SERVICES = Object.keys(PORTS) as Service[];
 /** The kit's topic prefix (deploy/overlays/local/kpm.yaml). */
@@ -136,7 +141,7 @@ afterAll(async () => {
   kubectl(['delete', '-k', KIT, '--ignore-not-found', '--wait'], { kubeconfig });
 }, 300_000);
 
-it('runs boot-worker, watcher and state as pods on the real node, Available through their probes', async () => {
+it('runs the four services as pods on the real node, Available through their probes', async () => {
   for (const service of SERVICES) {
     const pod = await servicePod(service);
     expect(pod.spec?.nodeName).toBe(target.node);
@@ -174,8 +179,8 @@ it.each(SERVICES)(
       ),
     ).toEqual([]);
     const token = exec(pod, 'ls /var/run/secrets/kubernetes.io/serviceaccount 2>&1 || true').stdout;
-    if (service === 'state') {
-      // The state service never calls Kubernetes: no token at all.
+    if (service === 'state' || service === 'drunc-gateway') {
+      // The state service and the gateway never call Kubernetes: no token at all.
       expect(token).toContain('No such file or directory');
     } else {
       expect(token.split('\n')).toEqual(expect.arrayContaining(['ca.crt', 'namespace', 'token']));
@@ -329,18 +334,18 @@ it('records a process that ends while its watcher pod is being replaced', async 
   expect(terminated.completion?.status).toBe('succeeded');
 });
 
-it('is scraped by a real Prometheus, which sees the three targets up and loads kpm’s rules', async () => {
+it('is scraped by a real Prometheus, which sees every kpm target up and loads kpm’s rules', async () => {
   const rules = join(repoRoot(), 'deploy', 'prometheus', 'kpm-rules.yaml');
   const prometheus = await startPrometheus(rules);
   try {
     await waitFor(
-      'the three kpm targets up',
+      'every kpm target up',
       async () => {
         const targets = (await prometheus.api('targets')) as {
           activeTargets: { health: string }[];
         };
         return (
-          targets.activeTargets.length === 3 &&
+          targets.activeTargets.length === SERVICES.length &&
           targets.activeTargets.every((t) => t.health === 'up')
         );
       },

@@ -1,7 +1,7 @@
 /** What every client command needs: settings from the stack and environment, a client, a user. */
-import { hostname, userInfo } from 'node:os';
+import { hostname } from 'node:os';
 import { InvalidSettingsError, loadSettings, type KpmSettings } from '@kpm/config';
-import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
+import { connectProcessManager, localUser, type ProcessManagerClient } from '@kpm/client';
 import { readStackEnv } from '@kpm/stack/local-stack'; // not the index: it loads the stack
 import { insideCheckout } from '@kpm/stack/paths';
 import { CliError, ExitCode } from './exit-codes';
@@ -23,7 +23,7 @@ function localStackEnv(): Record<string, string> {
 
 /** Who asks: `KPM_USER`, else the login name. */
 export function invokingUser(): string {
-  return process.env.KPM_USER ?? userInfo().username;
+  return process.env.KPM_USER ?? localUser();
 }
 
 /** Runs `work` with a client that is closed afterwards, whatever happens. */

@@ -50,8 +50,20 @@ export function resolvedOptions(options: ClientOptions): Required<ClientOptions>
     topicPrefix: options.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
     source: options.source ?? `/kpm/client/${hostname()}`,
     timeouts: { ...DEFAULT_TIMEOUTS_MS, ...options.timeouts },
-    user: options.user ?? userInfo().username,
+    user: options.user ?? localUser(),
   };
+}
+
+/**
+ * Who runs this process: its login name, else `USER`, else `uid-<n>`. A container's numeric
+ * user (kpm's image runs as 10001) often has no passwd entry, and Node's userInfo() throws then.
+ */
+export function localUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER || `uid-${process.getuid?.() ?? 'unknown'}`;
+  }
 }
 
 /** The wait for `type`: explicit, else the command's own timeout plus margin, else the default. */

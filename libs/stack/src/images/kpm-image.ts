@@ -23,7 +23,7 @@ export const KPM_IMAGE = {
   env: { NODE_ENV: 'production' },
   exposedPorts: ['8080/tcp'],
   cmd: ['node', 'dist/apps/state/src/main.js'],
-  services: ['boot-worker', 'watcher', 'state'],
+  services: ['boot-worker', 'watcher', 'state', 'drunc-gateway'],
   /** What the image holds under workingDir (the Dockerfile's COPYs). */
   files: ['package.json', 'node_modules', 'dist'],
 } as const;
@@ -85,7 +85,7 @@ export async function ensureProductionModules(progress: Progress): Promise<strin
   return dir;
 }
 
-/** `nest build` of the three services into the checkout's dist/, as the Dockerfile does. */
+/** `nest build` of the services into the checkout's dist/, as the Dockerfile does. */
 export async function compileServices(progress: Progress): Promise<void> {
   const nest = join(repoRoot(), 'node_modules', '.bin', 'nest');
   for (const service of KPM_IMAGE.services) {
