@@ -1,4 +1,5 @@
 /** What every client command needs: settings from the stack and environment, a client, a user. */
+import { eventSource } from '@kpm/contracts';
 import { hostname } from 'node:os';
 import { InvalidSettingsError, loadSettings, type KpmSettings } from '@kpm/config';
 import { connectProcessManager, localUser, type ProcessManagerClient } from '@kpm/client';
@@ -37,7 +38,7 @@ export async function withClient<T>(
     sasl: settings.kafka.sasl,
     topicPrefix: settings.kafka.topicPrefix,
     clientId: 'kpm-cli',
-    source: `/kpm/cli/${hostname()}`,
+    source: eventSource('cli', hostname()),
     // kill, restart, logs and flush act as this user; the services refuse others' sessions.
     user: invokingUser(),
   });

@@ -1,3 +1,4 @@
+import { errorText } from '@kpm/common';
 import { Command, CommanderError } from 'commander';
 import { registerBootCommand } from './commands/boot.command';
 import { registerDemoCommand } from './commands/demo.command';
@@ -63,7 +64,7 @@ export async function runCli(argv: string[]): Promise<number> {
       console.error(`kpm: ${error.message}`);
       return error.exitCode;
     }
-    console.error(`kpm: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`kpm: ${errorText(error)}`);
     return ExitCode.failed;
   }
 }

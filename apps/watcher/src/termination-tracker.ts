@@ -21,7 +21,7 @@ import type { DetectionSource } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 import { podIdentity, type PodIdentity, type Termination } from './termination';
 import { trackedPod } from './tracked-pod';
-import { POD_DELETED, terminalVerdict, type PodEventType } from './rules/termination-rules';
+import { terminalVerdict, vanishedVerdict, type PodEventType } from './rules/termination-rules';
 
 export type TrackerAction =
   { kind: 'publish'; termination: Termination } | { kind: 'release'; pod: V1Pod };
@@ -159,12 +159,7 @@ export class TerminationTracker {
       entry.stage = 'publishing';
       entry.termination = {
         identity: entry.identity,
-        verdict: {
-          terminal: true,
-          exitCode: -1,
-          reason: POD_DELETED,
-          phase: entry.pod.status?.phase ?? 'Unknown',
-        },
+        verdict: vanishedVerdict(entry.pod.status?.phase),
         detectedBy: 'reconcile',
         observedAt: this.now().toISOString(),
       };

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { backoffDelay, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
+import { backoffDelay, errorText, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
 import type { PodStreamHandler, StreamEnd } from '@kpm/kube';
 import { FinalizerReleaser } from './finalizer-releaser';
 import type { Termination } from './termination';
@@ -121,7 +121,9 @@ class WatchTerm {
 
   private publishFailed(error: unknown, attempt: number): void {
     this.deps.metrics.publishFailures.inc();
-    this.deps.logger.warn(`publishing terminations failed (attempt ${attempt}): ${String(error)}`);
+    this.deps.logger.warn(
+      `publishing terminations failed (attempt ${attempt}): ${errorText(error)}`,
+    );
   }
 
   private releaseFinished(pod: V1Pod, done: boolean, error: unknown): void {
@@ -130,7 +132,7 @@ class WatchTerm {
     if (done) {
       this.releaseFailures = 0;
     } else {
-      this.deps.logger.warn(`finalizer of ${describe(pod)} not removed yet: ${String(error)}`);
+      this.deps.logger.warn(`finalizer of ${podName(pod)} not removed yet: ${errorText(error)}`);
       this.retryReleasesLater();
     }
   }
@@ -148,6 +150,7 @@ class WatchTerm {
   }
 }
 
-function describe(pod: V1Pod): string {
+/** `namespace/name (uid)`, for log lines. */
+function podName(pod: V1Pod): string {
   return `${pod.metadata?.namespace}/${pod.metadata?.name} (${pod.metadata?.uid})`;
 }

@@ -1,6 +1,6 @@
 /** How a ProcessManagerClient is set up, and how long it waits by default. */
 import { hostname, userInfo } from 'node:os';
-import { DEFAULT_TOPIC_PREFIX, type CommandType } from '@kpm/contracts';
+import { DEFAULT_TOPIC_PREFIX, eventSource, type CommandType } from '@kpm/contracts';
 import { commandName } from './errors';
 
 export interface ClientOptions {
@@ -48,7 +48,7 @@ export const COMPLETION_MARGIN_MS = 30_000;
 export function resolvedOptions(options: ClientOptions): Required<ClientOptions> {
   return {
     topicPrefix: options.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
-    source: options.source ?? `/kpm/client/${hostname()}`,
+    source: options.source ?? eventSource('client', hostname()),
     timeouts: { ...DEFAULT_TIMEOUTS_MS, ...options.timeouts },
     user: options.user ?? localUser(),
   };

@@ -1,4 +1,5 @@
 export * from './backoff';
 export * from './clock';
+export * from './error-text';
 export * from './concurrency';
 export * from './event-loop-slices';

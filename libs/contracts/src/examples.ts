@@ -3,7 +3,7 @@
  * start from these, the README's `examples/records/` are taken from them, and the staleness of
  * neither can go unnoticed because the contract tests parse them all.
  */
-import { buildEvent } from './build';
+import { buildEvent, eventSource } from './build';
 import {
   BroadcastEventType,
   CommandType,
@@ -60,7 +60,7 @@ const dead: ProcessInstance = {
 };
 
 const query = { session: SESSION, names: ['^ru-'] };
-const source = (service: string) => `/kpm/${service}/host1`;
+const source = (service: string) => eventSource(service, 'host1');
 const termination = {
   uuid: UUID,
   session: SESSION,

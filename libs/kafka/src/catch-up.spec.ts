@@ -28,6 +28,6 @@ describe('CatchUp', () => {
     expect(catchUp.advance('kpm.processes', 0, '4')).toBe(true);
     expect(catchUp.advance('kpm.processes', 0, '4')).toBe(false);
     expect(catchUp.remaining).toBe(1);
-    expect(catchUp.describe()).toBe('kpm.completions/1@3');
+    expect(catchUp.left()).toBe('kpm.completions/1@3');
   });
 });

@@ -30,8 +30,8 @@ export class CatchUp {
     return true;
   }
 
-  /** What is left, as `topic/partition@end`. */
-  describe(): string {
+  /** What is left to reach, as `topic/partition@end`. */
+  left(): string {
     return [...this.pending].map(([key, end]) => `${key}@${end}`).join(', ');
   }
 }

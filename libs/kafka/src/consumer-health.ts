@@ -32,7 +32,7 @@ export class ConsumerHealth {
 
   /** kafkajs crashed the consumer; with `restart` it rejoins by itself. */
   crashed(error: unknown, restart: boolean): void {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorText(error);
     this.joined = false;
     this.crash = `${restart ? 'restarting after a crash' : 'stopped after a crash'}: ${why.slice(0, 512)}`;
     this.changed();
@@ -75,3 +75,4 @@ export class ConsumerHealth {
     this.onChange(this.report());
   }
 }
+import { errorText } from '@kpm/common';

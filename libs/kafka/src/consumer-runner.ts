@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import { errorText, backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
 import { ConsumerHealth, type ConsumerHealthReport } from './consumer-health';
 import { deadLetterOrSkip, type DeadLetterSink } from './dead-letter-sink';
 import { whileHeartbeating } from './heartbeats';
@@ -161,7 +161,9 @@ export class ConsumerRunner {
     const heartbeat = () => this.heartbeats.get(key)?.() ?? Promise.resolve();
     return {
       heartbeat: () =>
-        heartbeat().catch((error: unknown) => logger?.warn(`heartbeat failed: ${describe(error)}`)),
+        heartbeat().catch((error: unknown) =>
+          logger?.warn(`heartbeat failed: ${errorText(error)}`),
+        ),
       signal,
     };
   }
@@ -198,7 +200,7 @@ export class ConsumerRunner {
           return this.finished(record);
         }
         if (context.signal.aborted) return false; // given up while stopping: redelivered
-        const reason = describe(error);
+        const reason = errorText(error);
         if (attempt >= maxAttempts) {
           logger?.error(`${where(record)}: giving up after ${attempt} attempts: ${reason}`);
           await this.deadLetter(record, `handler failed after ${attempt} attempts: ${reason}`);
@@ -227,7 +229,7 @@ export class ConsumerRunner {
 
   private withHeartbeats<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
     return whileHeartbeating(heartbeat, this.options.heartbeatEveryMs, work, (error: unknown) => {
-      this.options.logger?.warn(`heartbeat failed: ${describe(error)}`);
+      this.options.logger?.warn(`heartbeat failed: ${errorText(error)}`);
     });
   }
 }
@@ -235,10 +237,6 @@ export class ConsumerRunner {
 function splitKey(key: string): [string, number] {
   const at = key.lastIndexOf(':');
   return [key.slice(0, at), Number(key.slice(at + 1))];
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** `topic[p]@offset`, or `topic[p]` without the offset. */

@@ -1,3 +1,4 @@
+import { errorText } from '@kpm/common';
 import type { InboundRecord } from './inbound-record';
 
 /** Where records go that can never be handled; implementations must resolve only after the broker's ack. */
@@ -28,7 +29,7 @@ export async function deadLetterOrSkip(
   try {
     await sink.publish(record, reason, errors);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorText(error);
     logger?.error(
       `${record.topic}[${record.partition}]@${record.offset}: could not be dead-lettered (${why}); skipped. It was refused because: ${reason.slice(0, 1024)}`,
     );

@@ -9,6 +9,7 @@ import {
   encodeEvent,
   topicName,
   boundedText,
+  eventSource,
   type DeadLetter,
 } from '@kpm/contracts';
 import type { DeadLetterSink } from './dead-letter-sink';
@@ -66,7 +67,7 @@ export function deadLetterRecord(
     // One id per source coordinate: a dead letter re-published after a crash is recognisable.
     id: deadLetterEventId(record.topic, record.partition, record.offset),
     type: DeadLetterType.deadLetter,
-    source: `/kpm/dead-letters/${hostname()}`,
+    source: eventSource('dead-letters', hostname()),
     subject: data.key || undefined,
     data,
   });

@@ -61,7 +61,7 @@ export async function readPartitionHistory(
       read.finished,
       options.timeoutMs ?? 120_000,
       options.signal,
-      () => `history read did not reach ${open.describe()}`,
+      () => `history read did not reach ${open.left()}`,
     );
     return { records: read.records() };
   } finally {
@@ -184,7 +184,7 @@ async function withTimeout(
   work: Promise<void>,
   timeoutMs: number,
   signal: AbortSignal | undefined,
-  describe: () => string,
+  failure: () => string,
 ): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
@@ -193,7 +193,7 @@ async function withTimeout(
       work,
       new Promise<never>((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`${describe()} within ${timeoutMs} ms`)),
+          () => reject(new Error(`${failure()} within ${timeoutMs} ms`)),
           timeoutMs,
         );
         onAbort = () => reject(new Error('history read aborted'));

@@ -6,8 +6,7 @@
  * with fresh owners after a backoff. An owner replaced meanwhile (a rebalance, another restore)
  * is restored no further.
  */
-import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
-import { errorMessage } from './partition-reset';
+import { backoffDelay, delay, errorText, type BackoffPolicy } from '@kpm/common';
 import type { PartitionOwner, PartitionOwners } from './partition-owner';
 import type { CommittedOffsets, PartitionStateHandler } from './partition-state-handler';
 
@@ -39,7 +38,7 @@ export async function restorePartitions(
       await restoreOnce(inputs, owners);
       return owners;
     } catch (error) {
-      logger?.warn(`restoring partitions failed (attempt ${attempt}): ${errorMessage(error)}`);
+      logger?.warn(`restoring partitions failed (attempt ${attempt}): ${errorText(error)}`);
       await dropAttempt(inputs.handler, owners);
       await delay(backoffDelay(attempt, inputs.backoff ?? RESTORE_BACKOFF), signal);
       const still = owners.filter((o) => table.isCurrent(o)).map((o) => o.partition);

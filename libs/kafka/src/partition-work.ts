@@ -1,4 +1,4 @@
-import { delay } from '@kpm/common';
+import { errorText, delay } from '@kpm/common';
 import type { InboundRecord } from './inbound-record';
 import { SessionLanes, type LaneDecision } from './session-lanes';
 
@@ -103,7 +103,7 @@ export class PartitionWork {
       })
       .catch(async (error: unknown) => {
         // Not even dead-lettered (the broker is away): the lane waits, then tries again.
-        this.seat.warn(`${this.where()}@${offset}: ${describe(error)}; trying again`);
+        this.seat.warn(`${this.where()}@${offset}: ${errorText(error)}; trying again`);
         await delay(this.seat.relaunchAfterMs, this.signal);
         if (!this.signal.aborted) this.launch(offset);
       })
@@ -118,7 +118,7 @@ export class PartitionWork {
       this.seat
         .commit(offset)
         .catch((error: unknown) =>
-          this.seat.warn(`commit of ${this.where()}@${offset} failed: ${describe(error)}`),
+          this.seat.warn(`commit of ${this.where()}@${offset} failed: ${errorText(error)}`),
         ),
     );
   }
@@ -132,8 +132,4 @@ export class PartitionWork {
   private where(): string {
     return `${this.seat.topic}[${this.seat.partition}]`;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -16,7 +16,7 @@
  * - A failed transaction voids p's in-memory state: it is restored again before more input.
  */
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
+import { errorText as message, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
 import { CoPartitionedAssigner } from './co-partitioned-assigner';
 import { fetchCommittedOffsets } from './committed-offsets';
 import type { RunnerLogger } from './consumer-runner';
@@ -25,7 +25,7 @@ import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
 import { PartitionOwners, type PartitionOwner } from './partition-owner';
 import { restorePartitions } from './partition-restore';
-import { errorMessage as message, PartitionReset } from './partition-reset';
+import { PartitionReset } from './partition-reset';
 import type { PartitionStateHandler } from './partition-state-handler';
 import { runnerReadiness } from './runner-readiness';
 

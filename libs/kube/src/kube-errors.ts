@@ -43,7 +43,7 @@ export function failureOf(error: unknown): KubeFailure {
 /** Classifies an error thrown by @kubernetes/client-node (ApiException carries `.code` and `.body`). */
 export function classifyKubeError(error: unknown): KubeFailure {
   const status = statusOf(error);
-  const { reason, message } = describe(error);
+  const { reason, message } = reasonAndMessage(error);
   if (status === undefined) {
     const code =
       (error as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ??
@@ -90,14 +90,14 @@ function statusOf(error: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-function describe(error: unknown): { reason: string; message: string } {
+function reasonAndMessage(error: unknown): { reason: string; message: string } {
   const body = (error as { body?: unknown })?.body;
   const status = parseBody(body);
   if (status)
     return { reason: status.reason ?? 'Unknown', message: status.message ?? String(body) };
   return {
     reason: error instanceof Error ? error.name : 'Unknown',
-    message: error instanceof Error ? error.message : String(error),
+    message: errorText(error),
   };
 }
 
@@ -120,3 +120,4 @@ function isAbort(error: unknown): boolean {
   const name = (error as { name?: unknown })?.name;
   return name === 'AbortError' || name === 'TimeoutError';
 }
+import { errorText } from '@kpm/common';

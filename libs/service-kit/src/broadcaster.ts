@@ -4,6 +4,7 @@ import {
   buildEvent,
   encodeEvent,
   topicName,
+  eventSource,
   type Broadcast,
   type BroadcastType,
 } from '@kpm/contracts';
@@ -46,7 +47,7 @@ export class Broadcaster {
     const event = buildEvent({
       id: input.id,
       type: BroadcastEventType.broadcast,
-      source: `/kpm/${service}/${instance}`,
+      source: eventSource(service, instance),
       subject: input.session ?? service,
       data,
     });

@@ -4,6 +4,7 @@
  * defaults). One read-only list of kpm's pods per session namespace, so per-namespace read
  * rights suffice; nothing goes through Kafka and no service is asked.
  */
+import { errorText } from '@kpm/common';
 import type { ProcessInstance } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import { createKubeApis, KpmLabels, livenessByUuid, PodGateway, type PodLiveness } from '@kpm/kube';
@@ -28,7 +29,7 @@ export async function clusterLiveness(
       labels,
     );
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorText(error);
     throw new CliError(`--live: cannot ask the cluster with your kubeconfig (${why})`);
   }
 }

@@ -19,6 +19,7 @@ import {
   CommandType,
   encodeEvent,
   topicName,
+  eventSource,
   type CommandCompleted,
 } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
@@ -120,7 +121,7 @@ export class DashboardApiController {
     const event = buildEvent({
       id: commandId,
       type: CommandType.logs,
-      source: `/kpm/${this.settings.service}/${this.settings.instance}/dashboard`,
+      source: eventSource(this.settings.service, this.settings.instance, 'dashboard'),
       subject: body.session,
       data: {
         query: { session: body.session, uuids: [body.uuid] },

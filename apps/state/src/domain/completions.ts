@@ -4,6 +4,7 @@
  */
 import {
   CommandType,
+  NO_EXIT_CODE,
   type KillKind,
   type ProcessInstance,
   type ProcessTerminated,
@@ -37,7 +38,7 @@ export function terminationOf(row: ProcessInstance): ProcessTerminated {
     namespace: row.namespace,
     podName: row.podName,
     podUid: row.podUid,
-    exitCode: row.returnCode ?? -1,
+    exitCode: row.returnCode ?? NO_EXIT_CODE,
     reason: row.reason ?? 'Unknown',
     phase: 'Unknown',
     observedAt: row.terminatedAt ?? row.bootedAt,

@@ -15,14 +15,9 @@
  */
 import { Logger } from '@nestjs/common';
 import { CompletionType, parseRecord, ProcessTableType, topicName } from '@kpm/contracts';
-import { EventLoopSlices } from '@kpm/common';
+import { errorText, EventLoopSlices } from '@kpm/common';
 import type { KpmSettings } from '@kpm/config';
-import {
-  errorMessage,
-  type CommittedOffsets,
-  type HistoryReader,
-  type InboundRecord,
-} from '@kpm/kafka';
+import { type CommittedOffsets, type HistoryReader, type InboundRecord } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
 import { SHARD_HEADER } from './effect-records';
@@ -142,7 +137,7 @@ export class ShardRestore {
         if (stored && this.reached(p, stored, committed)) found.set(p, stored);
       } catch (error) {
         this.logger.warn(
-          `partition ${p}: snapshot not used, the whole history is read: ${errorMessage(error)}`,
+          `partition ${p}: snapshot not used, the whole history is read: ${errorText(error)}`,
         );
       }
     }
@@ -192,7 +187,7 @@ export class ShardRestore {
     } catch (error) {
       this.logger.warn(
         `partition ${stored.head.shard}: snapshot ${stored.head.snapshotId} not used, ` +
-          `the whole history is read: ${errorMessage(error)}`,
+          `the whole history is read: ${errorText(error)}`,
       );
       return false;
     }

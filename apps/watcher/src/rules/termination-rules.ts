@@ -5,7 +5,7 @@
  * and the watch event type in, a verdict out.
  */
 import type { V1ContainerStatus, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
-import type { ContainerType } from '@kpm/contracts';
+import { NO_EXIT_CODE, type ContainerType } from '@kpm/contracts';
 import {
   podEnding,
   type FatalWait,
@@ -93,7 +93,7 @@ function containerExit(pod: V1Pod, phase: string, podFacts: PodFacts): TerminalV
   return main && ended ? fromTerminated(ended, main, 'main', phase, podFacts) : undefined;
 }
 
-/** An end without a container's exit code: -1 with the reason of the cause. */
+/** An end without a container's exit code: NO_EXIT_CODE (−1) with the reason of the cause. */
 function exitOfCause(
   pod: V1Pod,
   phase: string,
@@ -109,13 +109,19 @@ function exitOfCause(
     case 'deleted': {
       const ran = (pod.status?.containerStatuses ?? []).some(hasRun);
       const reason = ran ? POD_DELETED : 'DeletedBeforeStart';
-      return { terminal: true, exitCode: -1, reason, phase, failure: withoutEmpty(podFacts) };
+      return {
+        terminal: true,
+        exitCode: NO_EXIT_CODE,
+        reason,
+        phase,
+        failure: withoutEmpty(podFacts),
+      };
     }
     case 'failed':
       // Failed without a container verdict: evicted, deadline exceeded, node lost.
       return {
         terminal: true,
-        exitCode: -1,
+        exitCode: NO_EXIT_CODE,
         reason: pod.status?.reason ?? 'PodFailed',
         phase,
         failure: withoutEmpty(podFacts),
@@ -126,7 +132,7 @@ function exitOfCause(
 function fatalExit(phase: string, podFacts: PodFacts, fatal: FatalWait): TerminalVerdict {
   return {
     terminal: true,
-    exitCode: -1,
+    exitCode: NO_EXIT_CODE,
     reason: fatal.reason,
     phase,
     failure: withoutEmpty({
@@ -210,4 +216,17 @@ export function isoTime(value: unknown): string | undefined {
 function withoutEmpty(detail: TerminationFailureDetail): TerminationFailureDetail | undefined {
   const entries = Object.entries(detail).filter(([, value]) => value !== undefined && value !== '');
   return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+/**
+ * A pod the watcher knew that a re-list no longer shows: it ended while nobody watched and its
+ * finalizer was removed by someone else (docs/design.md §6.5, last row).
+ */
+export function vanishedVerdict(lastPhase: string | undefined): TerminalVerdict {
+  return {
+    terminal: true,
+    exitCode: NO_EXIT_CODE,
+    reason: POD_DELETED,
+    phase: lastPhase ?? 'Unknown',
+  };
 }

@@ -13,6 +13,14 @@ import {
 } from '../event-types';
 import { IsTimestamp } from '../validation/rules';
 
+/**
+ * drunc's exit code of a process whose own exit code nobody saw: it never ran, waited for a fatal
+ * reason, was deleted before it exited, or ended while nobody watched (docs/design.md §6.5). The
+ * watcher's exit rules (termination-rules.ts) are the only place that decides it; the state
+ * service uses it for a DEAD row that lost its code.
+ */
+export const NO_EXIT_CODE = -1;
+
 /** The first thing that failed: a container (init before main) or the pod itself. */
 export class TerminationFailure {
   @IsOptional()
