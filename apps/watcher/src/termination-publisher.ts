@@ -1,4 +1,4 @@
-import { backoffDelay, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
+import { retry, type BackoffPolicy, type Clock } from '@kpm/common';
 import type { Termination } from './termination';
 
 export interface PublisherOptions {
@@ -59,21 +59,20 @@ export class TerminationPublisher {
   }
 
   private async drain(): Promise<void> {
-    const signal = this.stopper.signal;
+    const { signal } = this.stopper;
+    const { batchSize, backoff, clock } = this.options;
     while (this.queue.length > 0 && !signal.aborted) {
-      const batch = this.queue.splice(0, this.options.batchSize);
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await this.send(batch);
-          break;
-        } catch (error) {
-          this.listener.failed?.(error, attempt);
-          if (signal.aborted) return;
-          const clock = this.options.clock ?? systemClock;
-          await clock.sleep(backoffDelay(attempt, this.options.backoff), signal);
-          if (signal.aborted) return;
-        }
-      }
+      const batch = this.queue.splice(0, batchSize);
+      const sent = await retry(() => this.send(batch), {
+        backoff,
+        signal,
+        clock,
+        onRetry: (error, attempt) => this.listener.failed?.(error, attempt),
+      }).then(
+        () => true,
+        () => false, // stopped: the pods keep their finalizers, the next watcher finds them
+      );
+      if (!sent) return;
       this.listener.published(batch);
     }
   }

@@ -1,5 +1,6 @@
 export * from './backoff';
 export * from './clock';
 export * from './error-text';
+export * from './retry';
 export * from './concurrency';
 export * from './event-loop-slices';

@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { errorText, backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import { BACKOFF, errorText, retry, type BackoffPolicy } from '@kpm/common';
 import { ConsumerHealth, type ConsumerHealthReport } from './consumer-health';
 import { deadLetterOrSkip, type DeadLetterSink } from './dead-letter-sink';
 import { whileHeartbeating } from './heartbeats';
@@ -71,7 +71,7 @@ export class ConsumerRunner {
   constructor(options: ConsumerRunnerOptions) {
     this.options = {
       maxAttempts: 8,
-      backoff: { initialMs: 250, maxMs: 30_000 },
+      backoff: BACKOFF.recordHandler,
       partitionsConsumedConcurrently: 6,
       maxInFlight: 32,
       laneOf: (record) => record.key ?? '',
@@ -188,30 +188,32 @@ export class ConsumerRunner {
     }
   }
 
+  /** The handler, retried with backoff; poison, and a record it keeps failing on, dead-lettered. */
   private async handleWithRetries(record: InboundRecord, context: RecordContext): Promise<boolean> {
     const { handle, maxAttempts, backoff, logger } = this.options;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await handle(record, context);
-        return this.finished(record);
-      } catch (error) {
-        if (error instanceof PoisonRecordError) {
-          await this.deadLetter(record, error.reason, error.errors);
-          return this.finished(record);
-        }
+    try {
+      await retry(() => handle(record, context), {
+        backoff,
+        attempts: maxAttempts,
+        signal: context.signal,
+        retryable: (error) => !(error instanceof PoisonRecordError),
+        onRetry: (error, attempt) => {
+          const reason = errorText(error);
+          logger?.warn(`${where(record)}: attempt ${attempt} failed, retrying: ${reason}`);
+          this.health.retrying(where(record, false), record.offset, attempt, reason);
+        },
+      });
+    } catch (error) {
+      if (error instanceof PoisonRecordError) {
+        await this.deadLetter(record, error.reason, error.errors);
+      } else {
         if (context.signal.aborted) return false; // given up while stopping: redelivered
         const reason = errorText(error);
-        if (attempt >= maxAttempts) {
-          logger?.error(`${where(record)}: giving up after ${attempt} attempts: ${reason}`);
-          await this.deadLetter(record, `handler failed after ${attempt} attempts: ${reason}`);
-          return this.finished(record);
-        }
-        logger?.warn(`${where(record)}: attempt ${attempt} failed, retrying: ${reason}`);
-        this.health.retrying(where(record, false), record.offset, attempt, reason);
-        await delay(backoffDelay(attempt, backoff), context.signal);
-        if (context.signal.aborted) return false;
+        logger?.error(`${where(record)}: giving up after ${maxAttempts} attempts: ${reason}`);
+        await this.deadLetter(record, `handler failed after ${maxAttempts} attempts: ${reason}`);
       }
     }
+    return this.finished(record);
   }
 
   private finished(record: InboundRecord): true {

@@ -6,11 +6,9 @@
  * with fresh owners after a backoff. An owner replaced meanwhile (a rebalance, another restore)
  * is restored no further.
  */
-import { backoffDelay, delay, errorText, type BackoffPolicy } from '@kpm/common';
+import { BACKOFF, errorText, retry, type BackoffPolicy } from '@kpm/common';
 import type { PartitionOwner, PartitionOwners } from './partition-owner';
 import type { CommittedOffsets, PartitionStateHandler } from './partition-state-handler';
-
-const RESTORE_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 15_000 };
 
 export interface RestoreInputs {
   owners: PartitionOwners;
@@ -29,22 +27,29 @@ export async function restorePartitions(
   inputs: RestoreInputs,
   first: PartitionOwner[],
 ): Promise<PartitionOwner[]> {
-  const { owners: table, signal, logger } = inputs;
+  const { owners: table, logger } = inputs;
   let owners = first;
-  for (let attempt = 1; ; attempt++) {
-    owners = owners.filter((o) => table.isCurrent(o));
-    if (owners.length === 0 || signal.aborted) return [];
-    try {
-      await restoreOnce(inputs, owners);
-      return owners;
-    } catch (error) {
-      logger?.warn(`restoring partitions failed (attempt ${attempt}): ${errorText(error)}`);
+  const attempt = async (n: number): Promise<PartitionOwner[]> => {
+    const still = owners.filter((o) => table.isCurrent(o));
+    // A new attempt gets fresh owners (fresh producers) for the partitions still ours.
+    owners =
+      n === 1
+        ? still
+        : table.create(
+            still.map((o) => o.partition),
+            first[0].ready,
+          );
+    if (owners.length > 0) await restoreOnce(inputs, owners);
+    return owners;
+  };
+  return retry(attempt, {
+    backoff: inputs.backoff ?? BACKOFF.partitionRestore,
+    signal: inputs.signal,
+    onRetry: async (error, n) => {
+      logger?.warn(`restoring partitions failed (attempt ${n}): ${errorText(error)}`);
       await dropAttempt(inputs.handler, owners);
-      await delay(backoffDelay(attempt, inputs.backoff ?? RESTORE_BACKOFF), signal);
-      const still = owners.filter((o) => table.isCurrent(o)).map((o) => o.partition);
-      owners = table.create(still, first[0].ready);
-    }
-  }
+    },
+  }).catch(() => []); // the runner stops: nothing is restored
 }
 
 async function restoreOnce(inputs: RestoreInputs, owners: PartitionOwner[]): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import { backoffDelay, delay } from '@kpm/common';
+import { BACKOFF, retry } from '@kpm/common';
 
 /** Metadata errors that only mean "not propagated yet" right after a topic was created. */
 const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
@@ -15,24 +15,30 @@ export async function waitForTopicLeaders(
   topics: readonly string[],
   timeoutMs = 30_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 1; ; attempt++) {
-    try {
+  await retry(
+    async () => {
       const { topics: found } = await admin.fetchTopicMetadata({ topics: [...topics] });
       const leaderless = found.filter(
         (t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0),
       );
-      if (leaderless.length === 0 && found.length === topics.length) return;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `topics without leaders after ${timeoutMs} ms: ${leaderless.map((t) => t.name).join(', ')}`,
-        );
-      }
-    } catch (error) {
-      const type = (error as { type?: string }).type;
-      if (!type || !NOT_YET.has(type) || Date.now() > deadline) throw error;
-    }
-    await delay(backoffDelay(attempt, { initialMs: 50, maxMs: 1_000 }));
+      if (leaderless.length > 0 || found.length !== topics.length)
+        throw new NoLeadersYet(leaderless.map((t) => t.name));
+    },
+    {
+      backoff: BACKOFF.topicLeaders,
+      deadlineMs: timeoutMs,
+      retryable: (error) =>
+        error instanceof NoLeadersYet || NOT_YET.has((error as { type?: string }).type ?? ''),
+    },
+  ).catch((error: unknown) => {
+    if (!(error instanceof NoLeadersYet)) throw error;
+    throw new Error(`topics without leaders after ${timeoutMs} ms: ${error.topics.join(', ')}`);
+  });
+}
+
+class NoLeadersYet extends Error {
+  constructor(readonly topics: string[]) {
+    super(`topics without leaders: ${topics.join(', ')}`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import { BACKOFF, retry, type BackoffPolicy } from '@kpm/common';
 import { classifyKubeError, KubeCallFailed } from './kube-errors';
 
 export interface KubeRetryOptions {
@@ -13,18 +13,21 @@ export async function withKubeRetry<T>(
   call: () => Promise<T>,
   options: KubeRetryOptions = {},
 ): Promise<T> {
-  const deadline = Date.now() + (options.deadlineMs ?? 30_000);
-  const backoff = options.backoff ?? { initialMs: 100, maxMs: 5_000 };
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      const failure = classifyKubeError(error);
-      const wait = backoffDelay(attempt, backoff);
-      if (failure.kind !== 'retryable' || Date.now() + wait > deadline || options.signal?.aborted) {
-        throw new KubeCallFailed(failure, attempt);
-      }
-      await delay(wait, options.signal);
-    }
+  let attempts = 0;
+  try {
+    return await retry(
+      (attempt) => {
+        attempts = attempt;
+        return call();
+      },
+      {
+        backoff: options.backoff ?? BACKOFF.kubeCall,
+        deadlineMs: options.deadlineMs ?? 30_000,
+        retryable: (error) => classifyKubeError(error).kind === 'retryable',
+        signal: options.signal,
+      },
+    );
+  } catch (error) {
+    throw new KubeCallFailed(classifyKubeError(error), attempts);
   }
 }

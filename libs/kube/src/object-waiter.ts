@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Watch } from '@kubernetes/client-node';
-import { backoffDelay, delay } from '@kpm/common';
+import { BACKOFF, backoffDelay, delay } from '@kpm/common';
 
 /** The metadata every Kubernetes object has that a wait needs. */
 export interface KubeObject {
@@ -72,7 +72,7 @@ export class ObjectWaiter {
           if (pending().length === 0) break;
         } catch {
           // The API server is briefly unreachable: list again after a backoff, within the deadline.
-          await delay(backoffDelay(attempt, { initialMs: 100, maxMs: 2_000 }), stop.signal);
+          await delay(backoffDelay(attempt, BACKOFF.kubeWait), stop.signal);
         }
       }
     } finally {

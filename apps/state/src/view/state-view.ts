@@ -21,7 +21,7 @@ import {
   type ProcessInstance,
   type ProcessQuery,
 } from '@kpm/contracts';
-import { backoffDelay, delay, EventLoopSlices } from '@kpm/common';
+import { BACKOFF, errorText, EventLoopSlices, retry } from '@kpm/common';
 import { KpmSettings } from '@kpm/config';
 import { TopicFollower, type InboundRecord, type KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
@@ -71,7 +71,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   /** History kept unparsed until the read ends; undefined once it is applied. */
   private buffer?: CatchUpBuffer;
   private applying = false;
-  private closed = false;
+  private readonly closing = new AbortController();
 
   constructor(
     @Inject(KpmSettings) private readonly settings: KpmSettings,
@@ -94,18 +94,16 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private async follow(): Promise<void> {
-    for (let attempt = 1; !this.closed; attempt++) {
-      try {
-        await this.start();
-        return;
-      } catch (error) {
+    await retry(() => this.start(), {
+      backoff: BACKOFF.stateView,
+      signal: this.closing.signal,
+      onRetry: async (error, attempt) => {
         this.logger.warn(
-          `following the state topics failed (attempt ${attempt}): ${String(error)}`,
+          `following the state topics failed (attempt ${attempt}): ${errorText(error)}`,
         );
         await this.follower?.stop().catch(() => undefined);
-        await delay(backoffDelay(attempt, { initialMs: 250, maxMs: 10_000 }));
-      }
-    }
+      },
+    }).catch(() => undefined); // closing: nothing more to follow
   }
 
   private async start(): Promise<void> {
@@ -122,7 +120,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.closed = true;
+    this.closing.abort();
     await this.follower?.stop();
     this.events.complete();
     this.rowChanges.complete();
