@@ -62,7 +62,7 @@ export function createHandlers(
   const killer = new Killer(stages, facts, pm, clock, metrics);
   const sessions = new SessionNamespace(cluster, builder, pm.namespaceCleanupTimeoutSeconds);
   return {
-    boot: new BootHandler(checks, sessions, booter, facts, pm, clock),
+    boot: new BootHandler(checks, sessions, booter, facts, pm),
     kill: new KillHandler(cluster, killer, operatorUsers),
     terminate: new TerminateHandler(cluster, killer, operatorUsers),
     restart: new RestartHandler(cluster, checks, killer, booter, facts, { ...pm, operatorUsers }),

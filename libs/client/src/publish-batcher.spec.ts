@@ -27,6 +27,7 @@ describe('PublishBatcher', () => {
     const { requests, finish, send } = controlledSend();
     const batcher = new PublishBatcher(send);
     const first = batcher.publish('commands', [record('a')]);
+    await new Promise((r) => setImmediate(r));
     expect(keys(requests[0])).toEqual([['commands', ['a']]]);
     const rest = [
       batcher.publish('commands', [record('b')]),
@@ -49,6 +50,7 @@ describe('PublishBatcher', () => {
     const { requests, finish, send } = controlledSend();
     const batcher = new PublishBatcher(send);
     const first = batcher.publish('commands', [record('a')]);
+    await new Promise((r) => setImmediate(r));
     const second = batcher.publish('commands', [record('b')]);
     finish[0](new Error('not enough replicas'));
     await expect(first).rejects.toThrow('not enough replicas');

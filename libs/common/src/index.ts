@@ -1,4 +1,5 @@
 export * from './backoff';
+export * from './batcher';
 export * from './clock';
 export * from './error-text';
 export * from './retry';

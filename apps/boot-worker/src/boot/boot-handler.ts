@@ -3,12 +3,11 @@
  * session's namespace, then boot the processes in drunc's order (boot-order.ts), streaming
  * `process.booted` / `process.boot-failed` as they settle.
  */
-import { mapConcurrent, type Clock } from '@kpm/common';
-import type { BootCommand, FieldError } from '@kpm/contracts';
+import { mapConcurrent, type Batcher } from '@kpm/common';
+import type { BootCommand, EncodedRecord, FieldError } from '@kpm/contracts';
 import type { PodManagementConfig } from '@kpm/config';
 import { failureOf } from '@kpm/kube';
 import { StopRequested, type CommandContext } from '../commands/command-context';
-import type { FactBatcher } from '../facts/fact-sink';
 import type { ProcessFacts } from '../facts/process-facts';
 import type { BootChecks } from './boot-checks';
 import { bootFailure, type BootFailure, type BootOutcome } from './boot-failure';
@@ -18,8 +17,8 @@ import type { BootContext } from './pod-builder';
 import type { ProcessBooter } from './process-booter';
 import type { SessionNamespace } from './session-namespace';
 
-/** Facts of a boot go out at least this often, at most this many a record batch. */
-const FACT_BATCH = { lingerMs: 200, maxBatch: 250 };
+/** Facts of a boot go out at most this many a record batch. */
+const FACT_BATCH = 250;
 
 type BootSettings = Pick<PodManagementConfig, 'connectionServerName' | 'bootConcurrency'>;
 
@@ -28,7 +27,7 @@ interface BootRun {
   context: BootContext;
   subject: string;
   signal: AbortSignal;
-  facts: FactBatcher;
+  facts: Batcher<EncodedRecord>;
 }
 
 export class BootHandler {
@@ -38,7 +37,6 @@ export class BootHandler {
     private readonly booter: ProcessBooter,
     private readonly facts: ProcessFacts,
     private readonly settings: BootSettings,
-    private readonly clock: Clock,
   ) {}
 
   /** Boots the command's processes; returns the reasons it is refused, if it is. */
@@ -60,7 +58,7 @@ export class BootHandler {
       if (unusable) this.failAll(processes, unusable, run);
       else await this.bootInOrder(processes, run);
     } finally {
-      await run.facts.close();
+      await run.facts.flushed();
     }
     return [];
   }
@@ -83,10 +81,9 @@ export class BootHandler {
 
   private startRun({ session, user }: BootCommand, context: CommandContext): BootRun {
     const facts = this.facts.batcher({
-      ...FACT_BATCH,
-      clock: this.clock,
+      maxBatch: FACT_BATCH,
       // A failed heartbeat means a rebalance: the transport notices it; nothing to do here.
-      onFlush: () => void context.heartbeat().catch(() => undefined),
+      onSent: () => void context.heartbeat().catch(() => undefined),
     });
     const bootContext = { session, user, commandId: context.commandId };
     return { context: bootContext, subject: context.subject, signal: context.signal, facts };

@@ -14,10 +14,11 @@ import {
   type KillAccepted,
   type KpmEvent,
 } from '@kpm/contracts';
+import { Batcher } from '@kpm/common';
 import type { BootFailure, BootOutcome } from '../boot/boot-failure';
 import type { PlannedProcess } from '../boot/planned-process';
 import type { BootContext } from '../boot/pod-builder';
-import { FactBatcher, type FactBatcherOptions, type FactSink } from './fact-sink';
+import type { FactSink } from './fact-sink';
 import { runningInstance } from './process-instance';
 
 /** The environment a booted process runs with (the pod builder's rule), for its ProcessInstance. */
@@ -35,9 +36,17 @@ export class ProcessFacts {
     return this.sink.send(records);
   }
 
-  /** A batcher for the facts of a long command (fact-sink.ts). */
-  batcher(options: FactBatcherOptions): FactBatcher {
-    return new FactBatcher(this.sink, options);
+  /**
+   * A batcher for the facts of a long command: one broker round trip per batch rather than per
+   * process, yet facts go out while the command runs. Its `flushed()` reports a failed send, so
+   * the command fails (and is redelivered) instead of losing facts.
+   */
+  batcher(options: { maxBatch: number; onSent: () => void }): Batcher<EncodedRecord> {
+    return new Batcher({
+      send: (records) => this.sink.send(records),
+      maxItems: options.maxBatch,
+      onSent: options.onSent,
+    });
   }
 
   bootAccepted(subject: string, data: BootAccepted): EncodedRecord {
