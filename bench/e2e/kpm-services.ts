@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { readFileSync } from 'node:fs';
 import { ServiceProcess } from '../../test/support/service-process';
 import { stackEnv } from '../../test/support/stack-env';
@@ -78,15 +79,12 @@ export class KpmServices {
   /** The watcher holds its Lease (a standby replica is ready too, but sees nothing). */
   private async watcherLeading(timeoutMs: number): Promise<void> {
     const url = this.processes.get('watcher')!.url;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const metrics = await fetch(`${url}/metrics`).then(
-        (r) => r.text(),
-        () => '',
-      );
-      if (/^kpm_watcher_leader(\{[^}]*\})? 1$/m.test(metrics)) return;
-      if (Date.now() > deadline) throw new Error(`watcher not leading within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await eventually(
+      async () => {
+        const metrics = await (await fetch(`${url}/metrics`)).text();
+        return /^kpm_watcher_leader(\{[^}]*\})? 1$/m.test(metrics);
+      },
+      { what: 'the watcher leading', timeoutMs, everyMs: 200 },
+    );
   }
 }

@@ -4,6 +4,7 @@
  * services run under a KPM_HOME, topic prefix, label domain and ports of this file's own, so
  * nothing here touches another suite's (or the operator's) services, topics or pods.
  */
+import { eventually } from '@kpm/common';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -166,13 +167,15 @@ describe('kpm CLI on the real stack', () => {
   });
 
   it('ps shows the process that failed on its own with its exit code', async () => {
-    const deadline = Date.now() + 60_000;
-    let app2: ProcessInstance | undefined;
-    while (Date.now() < deadline) {
-      app2 = byName(await kpmJson<ProcessInstance[]>(0, 'ps', '--session', session))['app-2'];
-      if (app2?.statusCode === 'DEAD') break;
-    }
-    expect(app2).toMatchObject({ statusCode: 'DEAD', returnCode: 3, reason: 'Error' });
+    await eventually(
+      async () => {
+        const app2 = byName(await kpmJson<ProcessInstance[]>(0, 'ps', '--session', session))[
+          'app-2'
+        ];
+        expect(app2).toMatchObject({ statusCode: 'DEAD', returnCode: 3, reason: 'Error' });
+      },
+      { what: 'app-2 DEAD with 3', timeoutMs: 60_000 },
+    );
     const table = await kpm('ps', '--session', session);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/app-2\s*│ 0\.1\.2 │ application\s*│ DEAD\s*│ 3\s*│ Error/);

@@ -4,6 +4,7 @@
  * completions and drunc's broadcasts), a restart addressed by uuid alone, and the time a boot and
  * a terminate of many processes take end to end.
  */
+import { eventually } from '@kpm/common';
 import {
   BroadcastEventType,
   broadcastText,
@@ -56,14 +57,6 @@ function collect(stream: AsyncIterable<KpmEvent>): KpmEvent[] {
   return seen;
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what} not seen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 it("follows a session's life: boot, a process failing on its own, kill, terminate", async () => {
   const session = h.session('life');
   const stream = client.events({ session });
@@ -86,9 +79,9 @@ it("follows a session's life: boot, a process failing on its own, kill, terminat
   expect(boot.completion?.processes).toHaveLength(3);
 
   // ru-02 ends by itself: a termination and drunc's SUBPROCESS_STATUS_UPDATE, both for this session.
-  await until(
+  await eventually(
     () => seen.some((e) => e.type === TerminationType.processTerminated && e.data.name === 'ru-02'),
-    'the termination of ru-02',
+    { what: 'the termination of ru-02', timeoutMs: 60_000 },
   );
   const ru02 = boot.completion!.processes.find((p) => p.description.metadata.name === 'ru-02')!;
   const text = broadcastText.termination({
@@ -99,7 +92,7 @@ it("follows a session's life: boot, a process failing on its own, kill, terminat
     exitCode: 3,
     reason: 'Error',
   });
-  await until(
+  await eventually(
     () =>
       seen.some(
         (e) =>
@@ -107,7 +100,7 @@ it("follows a session's life: boot, a process failing on its own, kill, terminat
           e.data.broadcastType === 'SUBPROCESS_STATUS_UPDATE' &&
           e.data.text === text,
       ),
-    `the broadcast "${text}"`,
+    { what: `the broadcast "${text}"`, timeoutMs: 60_000 },
   );
 
   const killed = await client.kill({ query: { session, names: ['^ru-01$'] } }, { wait: true });
@@ -118,13 +111,13 @@ it("follows a session's life: boot, a process failing on its own, kill, terminat
   expect(terminated.completion?.status).toBe('succeeded');
 
   // The stream carried the completions of this session's commands, and nothing of others.
-  await until(
+  await eventually(
     () =>
       seen.some(
         (e) =>
           e.type === CompletionType.commandCompleted && e.data.commandId === terminated.commandId,
       ),
-    'the terminate completion on the stream',
+    { what: 'the terminate completion on the stream', timeoutMs: 60_000 },
   );
   const completed = seen.flatMap((e) =>
     e.type === CompletionType.commandCompleted ? [e.data.commandId] : [],

@@ -4,6 +4,7 @@
  * watcher ran still ends DEAD `PodDeleted` in the process table within one reconcile period, and a
  * process that exits 0 ends `GracefulShutdown`; the broadcasts carry the same reasons.
  */
+import { eventually } from '@kpm/common';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,25 +60,14 @@ async function rowOf(
   done: (row: ProcessInstance) => boolean,
   timeoutMs: number,
 ): Promise<ProcessInstance> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = await client.ps({ session, names: [`^${name}$`] });
-    const row = rows.find((r) => r.description.metadata.name === name);
-    if (row && done(row)) return row;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${session}.${name} not as expected within ${timeoutMs} ms: ${row?.statusCode}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what} not seen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return eventually(
+    async () => {
+      const rows = await client.ps({ session, names: [`^${name}$`] });
+      const row = rows.find((r) => r.description.metadata.name === name);
+      return row && done(row) ? row : false;
+    },
+    { what: `${session}.${name} as expected`, timeoutMs, everyMs: 250 },
+  );
 }
 
 const statusBroadcasts = (seen: KpmEvent[]) =>
@@ -130,12 +120,12 @@ it('ends a pod deleted while no watcher ran DEAD PodDeleted within one reconcile
   expect(Date.now() - watcherBack).toBeLessThan(RECONCILE_PERIOD_SECONDS * 1000);
   expect(dead).toMatchObject({ podUid: ru01.podUid, returnCode: -1, reason: 'PodDeleted' });
   expect((await rowOf(session, 'root', () => true, 10_000)).statusCode).toBe('RUNNING');
-  await until(
+  await eventually(
     () =>
       statusBroadcasts(seen).some(
         (b) => b.data?.name === 'ru-01' && b.data.reason === 'PodDeleted',
       ),
-    'the PodDeleted broadcast of ru-01',
+    { what: 'the PodDeleted broadcast of ru-01', timeoutMs: 60_000 },
   );
   expect(statusBroadcasts(seen).find((b) => b.data?.name === 'ru-01')!.text).toMatch(
     /Reason: PodDeleted$/,
@@ -162,12 +152,12 @@ it('ends a process that exits 0 DEAD GracefulShutdown, as drunc words it', async
   expect(boot.completion?.status).toBe('succeeded');
   const dead = await rowOf(session, 'ru-01', (row) => row.statusCode === 'DEAD', 60_000);
   expect(dead).toMatchObject({ returnCode: 0, reason: 'GracefulShutdown' });
-  await until(
+  await eventually(
     () =>
       statusBroadcasts(seen).some(
         (b) => b.data?.name === 'ru-01' && b.data.reason === 'GracefulShutdown',
       ),
-    'the GracefulShutdown broadcast of ru-01',
+    { what: 'the GracefulShutdown broadcast of ru-01', timeoutMs: 60_000 },
   );
   await client.terminate({ session, user: 'alice' }, { wait: true });
 });
@@ -187,7 +177,10 @@ it("broadcasts drunc's DRUNC_EXCEPTION_RAISED for a refused command", async () =
         e.type === BroadcastEventType.broadcast &&
         (e.data as { broadcastType: string }).broadcastType === 'DRUNC_EXCEPTION_RAISED',
     );
-  await until(() => exceptionOf() !== undefined, 'the DRUNC_EXCEPTION_RAISED broadcast');
+  await eventually(() => exceptionOf() !== undefined, {
+    what: 'the DRUNC_EXCEPTION_RAISED broadcast',
+    timeoutMs: 60_000,
+  });
   expect((exceptionOf()!.data as { text: string }).text).toMatch(
     /^'DruncCommandException' exception thrown: boot \S+ rejected: /,
   );

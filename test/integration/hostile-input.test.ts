@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import {
   CommandType,
@@ -273,13 +274,11 @@ describe('afterwards', () => {
       [`${h.prefix}-boot-worker`]: [topic('commands')],
       [`${h.prefix}-state`]: [topic('commands'), topic('process-events'), topic('terminations')],
     };
-    const deadline = Date.now() + 30_000;
-    let lag = await lagOf(reads);
-    while (lag.length > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250)); // polling the broker's offsets
-      lag = await lagOf(reads);
-    }
-    expect(lag).toEqual([]);
+    await eventually(async () => expect(await lagOf(reads)).toEqual([]), {
+      what: 'no lag',
+      timeoutMs: 30_000,
+      everyMs: 250,
+    });
   });
 
   it('a valid boot still completes', async () => {

@@ -7,6 +7,7 @@
  * through the dashboard is asked as the token's user (refused naming the owner, unless the
  * owner or an operator); event streams beyond `http.maxStreams` are answered 503.
  */
+import { eventually } from '@kpm/common';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -226,15 +227,16 @@ describe('event streams', () => {
 
 /** Opens a stream until one is admitted (each refusal is a 503 answered at once). */
 async function retryUntil200(target: string): Promise<AbortController> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const abort = new AbortController();
-    const answer = await fetch(target, { headers: bearer('daq'), signal: abort.signal });
-    if (answer.status === 200) return abort;
-    expect(answer.status).toBe(503);
-    if (Date.now() > deadline) throw new Error('the closed stream never freed its slot');
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
+  return eventually(
+    async () => {
+      const abort = new AbortController();
+      const answer = await fetch(target, { headers: bearer('daq'), signal: abort.signal });
+      if (answer.status === 200) return abort;
+      expect(answer.status).toBe(503);
+      return false;
+    },
+    { what: 'the closed stream freeing its slot', timeoutMs: 10_000, everyMs: 1 },
+  );
 }
 
 describe('the dashboard in a browser with http.auth on', () => {

@@ -1,9 +1,9 @@
+import { eventually } from '@kpm/common';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTopicsWithLeaders, kpmTopicSpecs, TopicAdmin, TopicDriftError } from '@kpm/kafka';
-import { until } from '../support/kafka-cluster-fixture';
 import {
   ConfigResourceTypes,
   Kafka,
@@ -260,10 +260,9 @@ describe('the local Kafka broker', () => {
     });
     // AlterConfigs returns once the KRaft controller committed the change; the broker applies it
     // to its own metadata image a moment later, and DescribeConfigs answers from that image.
-    await until(
-      () => topicConfig(admin, processes.topic, 'cleanup.policy'),
-      (policy) => policy === 'delete',
-      10_000,
+    await eventually(
+      async () => (await topicConfig(admin, processes.topic, 'cleanup.policy')) === 'delete',
+      { what: 'cleanup.policy delete', timeoutMs: 10_000, everyMs: 200 },
     );
     const cases: Array<[Parameters<typeof kpmTopicSpecs>[0], string[]]> = [
       [local, [`topic ${prefix}.processes: cleanup.policy is delete, kpm expects compact`]],

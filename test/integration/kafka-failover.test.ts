@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { randomBytes } from 'node:crypto';
 import {
   CoreV1Api,
@@ -15,7 +16,7 @@ import {
   type TopicId,
 } from '@kpm/contracts';
 import { KpmLabels } from '@kpm/kube';
-import { KafkaClusterFixture, until } from '../support/kafka-cluster-fixture';
+import { KafkaClusterFixture } from '../support/kafka-cluster-fixture';
 import { ServiceProcess } from '../support/service-process';
 import { isCompletion } from '../support/state-bench';
 import { stackEnv, uniqueTopicPrefix } from '../support/stack-env';
@@ -167,15 +168,14 @@ async function killLeaderWhen(
 async function readyAgain(service: ServiceProcess, killedAt: number): Promise<number> {
   const boundMs = CONSUMER_SESSION_TIMEOUT_MS + 60_000;
   let last = '';
-  const ready = await until(
+  const ready = await eventually(
     async () => {
       const answer = await fetch(`${service.url}/readyz`);
       last = `${answer.status} ${await answer.text()}`;
       return answer.status === 200;
     },
-    (ok) => ok || Date.now() - killedAt > boundMs,
-    boundMs,
-  );
+    { what: 'ready again', timeoutMs: Math.max(0, killedAt + boundMs - Date.now()), everyMs: 200 },
+  ).catch(() => false);
   // The body names the part that is not ready, and why; the log shows what led there.
   if (!ready)
     throw new Error(
@@ -254,7 +254,11 @@ it('boots and kills 200 processes through two leader failures: nothing lost, not
     codes.set(code, (codes.get(code) ?? 0) + 1);
   }
   expect(Object.fromEntries(codes)).toEqual({ 143: COUNT });
-  await until(sessionPods, (left) => left.length === 0, 180_000);
+  await eventually(async () => (await sessionPods()).length === 0, {
+    what: 'every pod gone',
+    timeoutMs: 180_000,
+    everyMs: 200,
+  });
 
   for (const id of ['kfo-boot', 'kfo-kill']) {
     const offsets = probe.records.filter(isCompletion(id)).map((r) => `${r.partition}@${r.offset}`);
@@ -280,12 +284,14 @@ async function completion(commandId: string): Promise<CommandCompleted> {
 
 /** The session's pods once every one of them runs (so a kill ends each with SIGTERM, 143). */
 function running(): Promise<V1Pod[]> {
-  return until(
-    sessionPods,
-    (pods) =>
-      pods.length >= COUNT &&
-      pods.every((p) => p.status?.containerStatuses?.every((c) => c.state?.running) ?? false),
-    240_000,
+  return eventually(
+    async () => {
+      const pods = await sessionPods();
+      const started = (p: V1Pod) =>
+        p.status?.containerStatuses?.every((c) => c.state?.running) ?? false;
+      return pods.length >= COUNT && pods.every(started) ? pods : false;
+    },
+    { what: 'every pod running', timeoutMs: 240_000, everyMs: 200 },
   );
 }
 

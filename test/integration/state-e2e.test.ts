@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import type { INestApplication } from '@nestjs/common';
 import { CommandType, topicName, type CommandCompleted } from '@kpm/contracts';
 import { runService } from '@kpm/service-kit';
@@ -80,20 +81,15 @@ it('completes boot, restart and terminate of a live session exactly once with re
 
   // ru-02 exits on its own with 3: the table shows it DEAD (polling the API with a deadline).
   const url = await state.getUrl();
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const answer = (await (
-      await fetch(`${url}/v1/processes?session=${session}&name=ru-02`)
-    ).json()) as {
-      processes: Array<{ statusCode: string; returnCode?: number }>;
-    };
-    if (answer.processes[0]?.statusCode === 'DEAD') {
-      expect(answer.processes[0].returnCode).toBe(3);
-      break;
-    }
-    if (Date.now() > deadline) throw new Error(`ru-02 not DEAD: ${JSON.stringify(answer)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await eventually(
+    async () => {
+      const answer = (await (
+        await fetch(`${url}/v1/processes?session=${session}&name=ru-02`)
+      ).json()) as { processes: Array<{ statusCode: string; returnCode?: number }> };
+      expect(answer.processes[0]).toMatchObject({ statusCode: 'DEAD', returnCode: 3 });
+    },
+    { what: 'ru-02 DEAD with 3', timeoutMs: 60_000, everyMs: 250 },
+  );
 
   await h.send('e2e-restart', CommandType.restart, {
     query: { session, names: ['^ru-01$'] },
@@ -107,14 +103,14 @@ it('completes boot, restart and terminate of a live session exactly once with re
 
   // `booted` means created and scheduled; terminate only once the new ru-01 really runs, so its
   // end is a SIGTERM (143) rather than a deletion before start (-1).
-  const running = Date.now() + 60_000;
-  for (;;) {
-    const pod = await h.core.readNamespacedPod({ namespace: session, name: 'ru-01' });
-    const started = pod.status?.containerStatuses?.every((c) => c.state?.running) ?? false;
-    if (pod.metadata?.uid === restart.processes[0].podUid && started) break;
-    if (Date.now() > running) throw new Error(`restarted ru-01 not running: ${pod.status?.phase}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await eventually(
+    async () => {
+      const pod = await h.core.readNamespacedPod({ namespace: session, name: 'ru-01' });
+      const started = pod.status?.containerStatuses?.every((c) => c.state?.running) ?? false;
+      return pod.metadata?.uid === restart.processes[0].podUid && started;
+    },
+    { what: 'the restarted ru-01 running', timeoutMs: 60_000, everyMs: 250 },
+  );
 
   await h.send('e2e-terminate', CommandType.terminate, { session, user: 'alice' });
   const terminate = await completed('e2e-terminate');

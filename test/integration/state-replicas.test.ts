@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import type { ServiceProcess } from '../support/service-process';
 import { StateBench, stateProcess } from '../support/state-bench';
 import {
@@ -26,15 +27,6 @@ describe('state service: two replicas', () => {
     const metrics = await (await fetch(`${replica.url}/metrics`)).text();
     return Number(/kpm_state_owned_partitions\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? NaN);
   };
-  /** Polls (with a deadline) until the replicas own these numbers of partitions. */
-  const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
-
   beforeAll(async () => {
     for (const name of ['state-a', 'state-b']) {
       const replica = stateProcess(prefix, name, { KPM_STATE_SESSION_TIMEOUT_MS: '6000' });
@@ -53,9 +45,9 @@ describe('state service: two replicas', () => {
   }, 60_000);
 
   it('splits the partitions and both replicas show every session', async () => {
-    await until(
-      '3 + 3 partitions',
+    await eventually(
       async () => (await owned(replicas[0])) === 3 && (await owned(replicas[1])) === 3,
+      { what: '3 + 3 partitions', everyMs: 200, timeoutMs: 60_000 },
     );
     for (const session of sessions) {
       const list = processes.get(session)!;
@@ -67,12 +59,15 @@ describe('state service: two replicas', () => {
     }
     for (const session of sessions) await bench.completion(`boot-${session}`);
     for (const replica of replicas) {
-      await until('the view of every session', async () => {
-        const body = (await (await fetch(`${replica.url}/v1/sessions`)).json()) as {
-          sessions: unknown[];
-        };
-        return body.sessions.length === sessions.length;
-      });
+      await eventually(
+        async () => {
+          const body = (await (await fetch(`${replica.url}/v1/sessions`)).json()) as {
+            sessions: unknown[];
+          };
+          return body.sessions.length === sessions.length;
+        },
+        { what: 'the view of every session', everyMs: 200, timeoutMs: 60_000 },
+      );
     }
   }, 120_000);
 
@@ -86,17 +81,24 @@ describe('state service: two replicas', () => {
       await bench.send('terminations', terminated(first, 143), terminated(second, 0));
     }
     // Each open kill is visible on exactly the replica that owns its session.
-    await until('open kills on their owners', async () => {
-      const answers = await Promise.all(
-        sessions.flatMap((s) =>
-          replicas.map((r) => fetch(`${r.url}/v1/commands/kill-${s}`).then((x) => x.status)),
-        ),
-      );
-      return answers.filter((status) => status === 200).length === sessions.length;
-    });
+    await eventually(
+      async () => {
+        const answers = await Promise.all(
+          sessions.flatMap((s) =>
+            replicas.map((r) => fetch(`${r.url}/v1/commands/kill-${s}`).then((x) => x.status)),
+          ),
+        );
+        return answers.filter((status) => status === 200).length === sessions.length;
+      },
+      { what: 'open kills on their owners', everyMs: 200, timeoutMs: 60_000 },
+    );
 
     replicas[0].signal('SIGSTOP'); // a zombie: alive, silent, still holding producers and state
-    await until('the other replica owning all 6', async () => (await owned(replicas[1])) === 6);
+    await eventually(async () => (await owned(replicas[1])) === 6, {
+      what: 'the other replica owning all 6',
+      everyMs: 200,
+      timeoutMs: 60_000,
+    });
     for (const session of sessions)
       await bench.send('terminations', terminated(processes.get(session)![2], 137));
     for (const session of sessions) {
@@ -106,9 +108,9 @@ describe('state service: two replicas', () => {
     }
 
     replicas[0].signal('SIGCONT'); // the zombie wakes: fenced, it must publish nothing
-    await until(
-      '3 + 3 partitions again',
+    await eventually(
       async () => (await owned(replicas[0])) === 3 && (await owned(replicas[1])) === 3,
+      { what: '3 + 3 partitions again', everyMs: 200, timeoutMs: 60_000 },
     );
     // Prove both are live again and every earlier command is still answered once.
     const fresh = testProcesses(sessions[0], 1, 'late');

@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import {
   BroadcastEventType,
   CommandType,
@@ -164,8 +165,8 @@ describe('state service', () => {
     await send('terminations', terminated(pair[0], 143));
     await probe.waitFor(statusUpdate(pair[0].podUid));
     await state.kill('SIGKILL');
-    // Wait out the deadline with the service down (polling the clock, not sleeping blindly).
-    while (Date.now() < sent + 3_500) await new Promise((r) => setTimeout(r, 100));
+    // The deadline passes with the service down.
+    await eventually(() => Date.now() >= sent + 3_500, { what: "the kill's deadline" });
     await state.start();
     const done = (await probe.waitFor(completion('kill-2'))).event!
       .data as unknown as CommandCompleted;

@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import type { V1Pod } from '@kubernetes/client-node';
 import { topicName } from '@kpm/contracts';
 import { PodLab } from '../support/kpm-pods';
@@ -59,18 +60,13 @@ describe('watcher: killed while pods end, no termination is lost', () => {
   /** Waits until `count` of these pods have a termination on the topic. */
   async function recorded(pods: V1Pod[], count: number, timeoutMs = 120_000): Promise<void> {
     const uids = new Set(pods.map((p) => p.metadata!.uid!));
-    const deadline = Date.now() + timeoutMs;
-    while (
+    const ids = () =>
       new Set(
         terminationsSeen(probe)
           .filter((t) => uids.has(t.data.podUid))
           .map((t) => t.id),
-      ).size < count
-    ) {
-      if (Date.now() > deadline)
-        throw new Error(`fewer than ${count} terminations within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      );
+    await eventually(() => ids().size >= count, { what: `${count} terminations`, timeoutMs });
   }
 
   /** Every pod has its termination with the right exit code; no finalizer is left behind. */
@@ -86,16 +82,16 @@ describe('watcher: killed while pods end, no termination is lost', () => {
       records += all.length;
       for (const one of all) expect(one.data.exitCode).toBe(i % 4);
     }
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const list = await lab.core.listNamespacedPod({ namespace: lab.namespace });
-      const held = list.items.filter(
-        (p) => lab.holdsFinalizer(p) && pods.some((q) => q.metadata!.uid === p.metadata!.uid),
-      );
-      if (held.length === 0) break;
-      if (Date.now() > deadline) throw new Error(`${held.length} pods still hold the finalizer`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await eventually(
+      async () => {
+        const list = await lab.core.listNamespacedPod({ namespace: lab.namespace });
+        const held = list.items.filter(
+          (p) => lab.holdsFinalizer(p) && pods.some((q) => q.metadata!.uid === p.metadata!.uid),
+        );
+        expect(held.map((p) => p.metadata!.name)).toEqual([]);
+      },
+      { what: 'no finalizer left', timeoutMs: 120_000, everyMs: 250 },
+    );
     return { records, distinct: seen.size };
   }
 
@@ -124,14 +120,13 @@ describe('watcher: killed while pods end, no termination is lost', () => {
       (await a.isLeader()) ? a : undefined,
       (await b.isLeader()) ? b : undefined,
     ];
-    let [leaderA, leaderB] = await leaders();
-    const deadline = Date.now() + 60_000;
-    while (!leaderA === !leaderB) {
-      if (Date.now() > deadline) throw new Error('not exactly one leader');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      [leaderA, leaderB] = await leaders();
-    }
-    const leader = (leaderA ?? leaderB)!;
+    const leader = await eventually(
+      async () => {
+        const [leaderA, leaderB] = await leaders();
+        return !leaderA !== !leaderB && (leaderA ?? leaderB)!;
+      },
+      { what: 'exactly one leader', timeoutMs: 60_000, everyMs: 200 },
+    );
     const standby = leader === a ? b : a;
     await leader.leading();
     expect(await standby.isLeader()).toBe(false);

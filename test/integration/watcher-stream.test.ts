@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import type { INestApplication } from '@nestjs/common';
 import type { V1Pod } from '@kubernetes/client-node';
 import { topicName } from '@kpm/contracts';
@@ -54,14 +55,10 @@ describe('watcher: the watch stream breaks, no termination is lost', () => {
   }, 90_000);
 
   async function readyz(expected: boolean, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const status = await fetch(`${url}/readyz`).then((r) => r.status);
-      if ((status === 200) === expected) return;
-      if (Date.now() > deadline)
-        throw new Error(`/readyz stayed ${status}, wanted ready=${expected}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await eventually(
+      async () => expect((await fetch(`${url}/readyz`)).status === 200).toBe(expected),
+      { what: `/readyz ready=${expected}`, timeoutMs },
+    );
   }
 
   async function metric(pattern: RegExp): Promise<number> {
@@ -95,17 +92,18 @@ describe('watcher: the watch stream breaks, no termination is lost', () => {
   /** Polls the API server directly (not through the proxy) until every named pod has ended. */
   async function ended(pods: V1Pod[], timeoutMs = 60_000): Promise<void> {
     const names = new Set(pods.map((p) => p.metadata!.name!));
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const list = await lab.core.listNamespacedPod({ namespace: lab.namespace });
-      const done = list.items.filter(
-        (p) =>
-          names.has(p.metadata!.name!) && ['Succeeded', 'Failed'].includes(p.status?.phase ?? ''),
-      );
-      if (done.length === names.size) return;
-      if (Date.now() > deadline) throw new Error(`${names.size - done.length} pods still running`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await eventually(
+      async () => {
+        const list = await lab.core.listNamespacedPod({ namespace: lab.namespace });
+        const running = list.items.filter(
+          (p) =>
+            names.has(p.metadata!.name!) &&
+            !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''),
+        );
+        expect(running.map((p) => p.metadata!.name)).toEqual([]);
+      },
+      { what: 'every pod ended', timeoutMs, everyMs: 250 },
+    );
   }
 
   /** Every termination arrived, each with the exit code its pod was given, and no finalizer is left. */

@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { topicName } from '@kpm/contracts';
 import { PodLab } from '../support/kpm-pods';
 import { stackEnv, uniqueTopicPrefix } from '../support/stack-env';
@@ -45,16 +46,13 @@ describe('watcher: 1000 pods ending at once', () => {
     return list.items.filter((pod) => predicate(pod.status?.phase)).length;
   }
 
+  /** When `check` first held (polled every 50 ms: the times this suite reports). */
   async function until(
     what: string,
     check: () => Promise<boolean> | boolean,
     timeoutMs: number,
   ): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(check, { what, timeoutMs, everyMs: 50 });
     return Date.now();
   }
 

@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
@@ -32,14 +33,18 @@ export class ApiServerReplica {
     const keep = (chunk: Buffer) => (this.output = (this.output + chunk.toString()).slice(-20_000));
     this.child.stdout?.on('data', keep);
     this.child.stderr?.on('data', keep);
-    const deadline = Date.now() + timeoutMs;
-    while (!(await this.ready())) {
-      if (this.child.exitCode !== null)
-        throw new Error(`kube-apiserver replica exited:\n${this.output}`);
-      if (Date.now() > deadline)
-        throw new Error(`kube-apiserver replica not ready:\n${this.output.slice(-3000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    const child = this.child;
+    await eventually(() => this.ready(), {
+      what: 'the kube-apiserver replica ready',
+      timeoutMs,
+      everyMs: 500,
+      failFast: () =>
+        child.exitCode === null
+          ? undefined
+          : new Error(`kube-apiserver replica exited:\n${this.output}`),
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}\n${this.output.slice(-3000)}`);
+    });
     return this;
   }
 

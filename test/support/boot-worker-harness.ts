@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import {
@@ -207,16 +208,15 @@ export class BootWorkerHarness {
     done: (value: T) => boolean,
     timeoutMs = 60_000,
   ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (done(value)) return value;
-      if (Date.now() > deadline)
-        throw new Error(
-          `condition not reached in ${timeoutMs} ms: ${JSON.stringify(value)?.slice(0, 2000)}`,
-        );
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const found = await eventually(
+      async () => {
+        const value = await read();
+        if (done(value)) return { value };
+        throw new Error(`last: ${JSON.stringify(value)?.slice(0, 2000)}`);
+      },
+      { timeoutMs, everyMs: 250 },
+    );
+    return found.value;
   }
 
   async namespaceExists(name: string): Promise<boolean> {

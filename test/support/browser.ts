@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,10 +79,9 @@ export async function untilInPage(
   expression: string,
   timeoutMs = 60_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await page.evaluate<unknown>(expression))) {
-    if (Date.now() > deadline)
-      throw new Error(`the page did not come to ${expression} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  await eventually(async () => Boolean(await page.evaluate<unknown>(expression)), {
+    what: `the page's ${expression}`,
+    timeoutMs,
+    everyMs: POLL_MS,
+  });
 }

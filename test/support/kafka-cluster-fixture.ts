@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -71,20 +72,17 @@ export class KafkaClusterFixture {
     const pid = this.node(nodeId).pid();
     if (pid === undefined) throw new Error(`broker ${nodeId} is not running`);
     process.kill(pid, 'SIGKILL');
-    await until(
-      () => Promise.resolve(!isAlive(pid)),
-      (dead) => dead,
-      30_000,
-    );
+    await eventually(() => !isAlive(pid), { what: `broker ${nodeId} gone`, timeoutMs: 30_000 });
   }
 
   /** Waits until every partition of `topics` has all its replicas in sync again. */
   async fullyInSync(topics: string[], timeoutMs = 120_000): Promise<void> {
-    await until(
-      () => this.admin.fetchTopicMetadata({ topics }),
-      ({ topics: found }) =>
-        found.every((t) => t.partitions.every((p) => p.isr.length === p.replicas.length)),
-      timeoutMs,
+    await eventually(
+      async () => {
+        const { topics: found } = await this.admin.fetchTopicMetadata({ topics });
+        return found.every((t) => t.partitions.every((p) => p.isr.length === p.replicas.length));
+      },
+      { what: 'every replica in sync', timeoutMs, everyMs: 200 },
     );
   }
 
@@ -92,21 +90,6 @@ export class KafkaClusterFixture {
     await this.admin.disconnect().catch(() => undefined);
     await this.cluster.down();
     rmSync(this.home, { recursive: true, force: true });
-  }
-}
-
-/** Polls `read` (a condition on the cluster or the API server) with a deadline until `done`. */
-export async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not reached in ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 

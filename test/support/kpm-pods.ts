@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   CoreV1Api,
@@ -133,17 +134,16 @@ export class PodLab {
     done: (pod: V1Pod | undefined) => boolean,
     timeoutMs = 30_000,
   ): Promise<V1Pod | undefined> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const pod = await this.read(name);
-      if (done(pod)) return pod;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `pod ${name}: condition not reached in ${timeoutMs} ms; last: ${JSON.stringify(pod?.status?.phase)} finalizers ${JSON.stringify(pod?.metadata?.finalizers)}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const found = await eventually(
+      async () => {
+        const pod = await this.read(name);
+        if (done(pod)) return { pod };
+        const { phase } = pod?.status ?? {};
+        throw new Error(`last: ${phase} finalizers ${JSON.stringify(pod?.metadata?.finalizers)}`);
+      },
+      { what: `pod ${name}'s condition`, timeoutMs, everyMs: 200 },
+    );
+    return found.pod;
   }
 
   holdsFinalizer(pod: V1Pod | undefined): boolean {

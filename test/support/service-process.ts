@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
@@ -74,18 +75,19 @@ export class ServiceProcess {
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     this.url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null)
-        throw new Error(`${this.service} exited with ${child.exitCode}:\n${this.logs()}`);
-      const ready = await fetch(`${this.url}${upPath}`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ready) return this.url;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`${this.service} not ready within ${timeoutMs} ms:\n${this.logs()}`);
+    const url = this.url;
+    await eventually(() => fetch(`${url}${upPath}`).then((r) => r.status === 200), {
+      what: `${this.service} ready`,
+      timeoutMs,
+      everyMs: 250,
+      failFast: () =>
+        child.exitCode === null
+          ? undefined
+          : new Error(`${this.service} exited with ${child.exitCode}:\n${this.logs()}`),
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}:\n${this.logs()}`);
+    });
+    return url;
   }
 
   /** The child's pid while it runs (a service that recovered by itself keeps it). */

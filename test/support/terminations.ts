@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { terminationEventId, TerminationType, type ProcessTerminated } from '@kpm/contracts';
 import type { ProbedRecord, TopicProbe } from './topic-probe';
 
@@ -39,20 +40,19 @@ export async function allTerminations(
   timeoutMs: number,
 ): Promise<Map<string, TerminationSeen[]>> {
   const wanted = new Map(podUids.map((uid) => [terminationEventId(uid), uid]));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const byUid = new Map<string, TerminationSeen[]>();
-    for (const seen of terminationsSeen(probe)) {
-      const uid = wanted.get(seen.id);
-      if (uid) byUid.set(uid, [...(byUid.get(uid) ?? []), seen]);
-    }
-    if (byUid.size === wanted.size) return byUid;
-    if (Date.now() > deadline) {
+  return eventually(
+    () => {
+      const byUid = new Map<string, TerminationSeen[]>();
+      for (const seen of terminationsSeen(probe)) {
+        const uid = wanted.get(seen.id);
+        if (uid) byUid.set(uid, [...(byUid.get(uid) ?? []), seen]);
+      }
+      if (byUid.size === wanted.size) return byUid;
       const missing = podUids.filter((uid) => !byUid.has(uid));
       throw new Error(
         `${missing.length} of ${podUids.length} terminations missing, e.g. ${missing.slice(0, 5).join(', ')}`,
       );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    },
+    { what: 'every termination', timeoutMs, everyMs: 200 },
+  );
 }

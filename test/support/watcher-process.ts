@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { ServiceProcess } from './service-process';
 import { metricValue } from './metrics';
 
@@ -27,13 +28,13 @@ export class WatcherProcess {
 
   /** Waits until this replica holds the Lease and its watch is established. */
   async leading(timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!((await this.isLeader()) && (await this.watching()))) {
-      if (Date.now() > deadline) {
-        throw new Error(`watcher ${this.name} not leading in ${timeoutMs} ms:\n${this.logs()}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await eventually(async () => (await this.isLeader()) && (await this.watching()), {
+      what: `watcher ${this.name} leading`,
+      timeoutMs,
+      everyMs: 200,
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}:\n${this.logs()}`);
+    });
   }
 
   async isLeader(): Promise<boolean> {

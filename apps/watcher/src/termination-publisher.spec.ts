@@ -1,5 +1,6 @@
 import type { Termination } from './termination';
 import { TerminationPublisher } from './termination-publisher';
+import { eventually } from '@kpm/common';
 
 const termination = (podUid: string): Termination => ({
   identity: {
@@ -18,13 +19,6 @@ const termination = (podUid: string): Termination => ({
 
 const uids = (batch: readonly Termination[]) => batch.map((t) => t.identity.podUid);
 
-/** Resolves when `predicate` holds, checking after each macrotask (no sleeps). */
-async function until(predicate: () => boolean, limit = 1000): Promise<void> {
-  for (let i = 0; i < limit && !predicate(); i++)
-    await new Promise((resolve) => setImmediate(resolve));
-  expect(predicate()).toBe(true);
-}
-
 describe('TerminationPublisher', () => {
   it('sends what arrives together as one batch and reports it after the ack', async () => {
     const sent: string[][] = [];
@@ -38,7 +32,7 @@ describe('TerminationPublisher', () => {
       { published: (batch) => published.push(uids(batch)) },
     );
     ['a', 'b', 'c'].forEach((uid) => publisher.enqueue(termination(uid)));
-    await until(() => published.length === 1);
+    await eventually(() => published.length === 1, { everyMs: 1 });
     expect(sent).toEqual([['a', 'b', 'c']]);
     expect(published).toEqual([['a', 'b', 'c']]);
   });
@@ -61,10 +55,10 @@ describe('TerminationPublisher', () => {
     );
     ['a', 'b', 'c', 'd', 'e'].forEach((uid) => publisher.enqueue(termination(uid)));
     for (let n = 1; n <= 3; n++) {
-      await until(() => sent.length === n);
+      await eventually(() => sent.length === n, { everyMs: 1 });
       release();
     }
-    await until(() => publisher.backlog === 0 && inFlight === 0);
+    await eventually(() => publisher.backlog === 0 && inFlight === 0, { everyMs: 1 });
     expect(sent).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
     expect(maxInFlight).toBe(1);
   });
@@ -82,7 +76,7 @@ describe('TerminationPublisher', () => {
       },
     );
     publisher.enqueue(termination('a'));
-    await until(() => published.length === 1, 100_000);
+    await eventually(() => published.length === 1, { timeoutMs: 100_000, everyMs: 1 });
     expect(failures).toEqual([1, 2]);
     expect(published).toEqual([['a']]);
   });
@@ -99,7 +93,7 @@ describe('TerminationPublisher', () => {
       { published: (batch) => published.push(uids(batch)) },
     );
     publisher.enqueue(termination('a'));
-    await until(() => attempts === 1);
+    await eventually(() => attempts === 1, { everyMs: 1 });
     await publisher.stop();
     publisher.enqueue(termination('b'));
     expect(published).toEqual([]);

@@ -6,6 +6,7 @@ import type { Termination } from './termination';
 import { TerminationTracker } from './termination-tracker';
 import { TerminationWatch } from './termination-watch';
 import { WatcherMetrics } from './watcher-metrics';
+import { eventually } from '@kpm/common';
 
 const labels = new KpmLabels('drunc.daq');
 
@@ -43,14 +44,6 @@ class FakeStream {
     return new Promise((resolve) =>
       signal.addEventListener('abort', () => resolve(), { once: true }),
     );
-  }
-}
-
-async function until(predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
 
@@ -92,11 +85,11 @@ function setup(options: { publishFails?: () => boolean; releaseFails?: () => boo
 describe('TerminationWatch', () => {
   it('publishes what the list and the stream show ending, then releases the finalizers', async () => {
     const t = setup();
-    await until(() => t.stream.handler !== undefined);
+    await eventually(() => t.stream.handler !== undefined, { everyMs: 1 });
     t.stream.handler!.snapshot([pod('listed-ended', 3), pod('running')], 'start');
     t.stream.handler!.established(true, 'watching');
     t.stream.handler!.event('MODIFIED', pod('running', 0));
-    await until(() => t.released.length === 2);
+    await eventually(() => t.released.length === 2, { everyMs: 1 });
     expect(t.published.sort()).toEqual(['listed-ended', 'running']);
     expect(t.released.sort()).toEqual(['listed-ended', 'running']);
     expect(t.readiness).toEqual([true]);
@@ -112,9 +105,9 @@ describe('TerminationWatch', () => {
   it('releases nothing before Kafka acknowledged, and keeps retrying the publication', async () => {
     let failures = 3;
     const t = setup({ publishFails: () => failures-- > 0 });
-    await until(() => t.stream.handler !== undefined);
+    await eventually(() => t.stream.handler !== undefined, { everyMs: 1 });
     t.stream.handler!.event('MODIFIED', pod('a', 1));
-    await until(() => t.released.length === 1);
+    await eventually(() => t.released.length === 1, { everyMs: 1 });
     expect(t.order).toEqual(['published a', 'release a']);
     expect((await t.metrics.publishFailures.get()).values[0].value).toBe(3);
     t.stop.abort();
@@ -124,9 +117,9 @@ describe('TerminationWatch', () => {
   it('retries a failed finalizer release with backoff, without waiting for another event', async () => {
     let failures = 2;
     const t = setup({ releaseFails: () => failures-- > 0 });
-    await until(() => t.stream.handler !== undefined);
+    await eventually(() => t.stream.handler !== undefined, { everyMs: 1 });
     t.stream.handler!.event('MODIFIED', pod('a', 0));
-    await until(() => t.released.length === 1);
+    await eventually(() => t.released.length === 1, { everyMs: 1 });
     expect(t.order).toEqual(['published a', 'release a', 'release a', 'release a']);
     t.stop.abort();
     await t.running;
@@ -134,9 +127,9 @@ describe('TerminationWatch', () => {
 
   it('re-publishes, in a continued term, what the previous term left unacknowledged', async () => {
     const first = setup({ publishFails: () => true });
-    await until(() => first.stream.handler !== undefined);
+    await eventually(() => first.stream.handler !== undefined, { everyMs: 1 });
     first.stream.handler!.event('MODIFIED', pod('a', 2));
-    await until(() => first.tracker.counts().publishing === 1);
+    await eventually(() => first.tracker.counts().publishing === 1, { everyMs: 1 });
     first.stop.abort();
     await first.running;
 
@@ -158,7 +151,7 @@ describe('TerminationWatch', () => {
       established: () => undefined,
       logger: { log: () => undefined, warn: () => undefined },
     }).run(stop.signal);
-    await until(() => published.length === 1);
+    await eventually(() => published.length === 1, { everyMs: 1 });
     expect(published).toEqual(['a']);
     stop.abort();
     await running;

@@ -25,6 +25,7 @@ import {
 } from './errors';
 import { InMemoryTransport } from './in-memory-transport';
 import { ProcessManagerClient, type Boot } from './process-manager-client';
+import { eventually } from '@kpm/common';
 
 const PREFIX = 'unit';
 const COMMANDS = topicName('commands', PREFIX);
@@ -218,7 +219,7 @@ describe('ProcessManagerClient', () => {
   it('fails waiting commands when the completion consumer dies, and recovers on the next one', async () => {
     stateStandIn(bus, (command) => (command.type === CommandType.ps ? {} : undefined));
     const waiting = client.boot(boot, { wait: true });
-    await until(() => published(bus).length === 1);
+    await eventually(() => published(bus).length === 1, { everyMs: 1 });
     bus.breakSubscriptions(new Error('broker gone'));
     await expect(waiting).rejects.toThrow(CompletionFeedError);
     await expect(waiting).rejects.toThrow('the completion consumer stopped: broker gone');
@@ -286,9 +287,3 @@ describe('ProcessManagerClient', () => {
     });
   });
 });
-
-/** Polls a condition of the in-memory bus (no timers involved in its progress). */
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setImmediate(r));
-  if (!condition()) throw new Error('condition never held');
-}

@@ -3,7 +3,8 @@ import { ConsumerRunner, type RecordContext, type RecordHandler } from './consum
 import type { DeadLetterSink } from './dead-letter-sink';
 import type { InboundRecord } from './inbound-record';
 import { PoisonRecordError } from './poison-record';
-import { fakeBatch, FakeConsumer, message, until, type Step } from './__fixtures__/fake-kafka';
+import { fakeBatch, FakeConsumer, message, type Step } from './__fixtures__/fake-kafka';
+import { eventually } from '@kpm/common';
 
 interface Letter {
   record: InboundRecord;
@@ -66,7 +67,7 @@ function gated() {
     });
   };
   const finish = async (offset: string) => {
-    await until(() => gates.has(offset), `record ${offset} started`);
+    await eventually(() => gates.has(offset), { what: `record ${offset} started`, everyMs: 1 });
     gates.get(offset)!();
   };
   return { handle, started, contexts, finish };
@@ -114,7 +115,10 @@ describe('ConsumerRunner', () => {
     const { consumer, letters } = await runner(scripted(script, log), 3, log);
     const batch = fakeBatch('kpm.commands', 0, [message(0), message(1), message(2)], log);
     await consumer.eachBatch!(batch.payload);
-    await until(() => consumer.commits.includes('3'), 'offset 3 committed');
+    await eventually(() => consumer.commits.includes('3'), {
+      what: 'offset 3 committed',
+      everyMs: 1,
+    });
     const work = log.filter((step) => !step.startsWith('commit') && !step.startsWith('resolve'));
     expect(work.join(' | ')).toContain(handled.join(' | '));
     expect(batch.resolved).toEqual(['0', '1', '2']);
@@ -129,7 +133,7 @@ describe('ConsumerRunner', () => {
       throw new PoisonRecordError('bad');
     });
     await consumer.eachBatch!(fakeBatch('kpm.commands', 4, [message(7, 'raw')]).payload);
-    await until(() => letters.length === 1, 'the dead letter');
+    await eventually(() => letters.length === 1, { what: 'the dead letter', everyMs: 1 });
     expect(letters).toEqual([
       {
         record: expect.objectContaining({ topic: 'kpm.commands', partition: 4, offset: '7' }),
@@ -145,13 +149,16 @@ describe('ConsumerRunner', () => {
     const { handle, started, finish } = gated();
     const { consumer } = await runner(handle);
     await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b', 'c')).payload);
-    await until(() => started.length === 3, 'all three sessions started');
+    await eventually(() => started.length === 3, {
+      what: 'all three sessions started',
+      everyMs: 1,
+    });
     await finish('1');
     await finish('2');
-    await until(() => started.length === 3);
+    await eventually(() => started.length === 3, { everyMs: 1 });
     expect(consumer.commits).toEqual([]);
     await finish('0');
-    await until(() => consumer.commits.length > 0, 'a commit');
+    await eventually(() => consumer.commits.length > 0, { what: 'a commit', everyMs: 1 });
     expect(consumer.commits).toEqual(['3']);
   });
 
@@ -172,7 +179,10 @@ describe('ConsumerRunner', () => {
     await instance.start();
     const batch = fakeBatch('kpm.commands', 2, [message(5), message(6)]);
     await consumer.eachBatch!(batch.payload);
-    await until(() => consumer.commits.includes('7'), 'offset 7 committed');
+    await eventually(() => consumer.commits.includes('7'), {
+      what: 'offset 7 committed',
+      everyMs: 1,
+    });
     expect(failed).toEqual(['5', '6']);
     expect(errors[0]).toBe(
       'kpm.commands[2]@5: could not be dead-lettered (message larger than the max message size); skipped. It was refused because: not UTF-8 JSON',
@@ -227,13 +237,16 @@ describe('ConsumerRunner', () => {
     await instance.start();
     consumer.emit('join', {});
     await consumer.eachBatch!(fakeBatch('kpm.commands', 3, [message(9)], log).payload);
-    await until(() => calls === 2, 'the retry started');
+    await eventually(() => calls === 2, { what: 'the retry started', everyMs: 1 });
     expect(instance.health.report()).toEqual({
       ready: false,
       detail: 'kpm.commands[3] makes no progress: offset 9 failed 1 time: API server unreachable',
     });
     release();
-    await until(() => consumer.commits.includes('10'), 'offset 10 committed');
+    await eventually(() => consumer.commits.includes('10'), {
+      what: 'offset 10 committed',
+      everyMs: 1,
+    });
     expect(reports[reports.length - 1]).toEqual({ ready: true, detail: 'consuming' });
   });
 
@@ -241,15 +254,18 @@ describe('ConsumerRunner', () => {
     const { handle, started, finish } = gated();
     const { consumer } = await runner(handle);
     await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b', 'a')).payload);
-    await until(() => started.length === 2, 'a and b started');
+    await eventually(() => started.length === 2, { what: 'a and b started', everyMs: 1 });
     expect(started).toEqual(['0', '1']);
     await finish('1');
-    await until(() => consumer.commits.length === 0 && started.length === 2);
+    await eventually(() => consumer.commits.length === 0 && started.length === 2, { everyMs: 1 });
     await finish('0');
-    await until(() => started.length === 3, "a's second record started");
+    await eventually(() => started.length === 3, { what: "a's second record started", everyMs: 1 });
     expect(consumer.commits).toEqual(['2']);
     await finish('2');
-    await until(() => consumer.commits.includes('3'), 'offset 3 committed');
+    await eventually(() => consumer.commits.includes('3'), {
+      what: 'offset 3 committed',
+      everyMs: 1,
+    });
   });
 
   it('fetches no further than maxInFlight records of a partition not yet finished', async () => {
@@ -258,7 +274,7 @@ describe('ConsumerRunner', () => {
     const batch = fakeBatch('kpm.commands', 0, sessions('a', 'b', 'c'));
     let returned = false;
     const delivery = consumer.eachBatch!(batch.payload).then(() => (returned = true));
-    await until(() => started.length === 2, 'two records started');
+    await eventually(() => started.length === 2, { what: 'two records started', everyMs: 1 });
     expect(batch.resolved).toEqual(['0', '1']);
     expect(returned).toBe(false);
     await finish('1');
@@ -274,7 +290,7 @@ describe('ConsumerRunner', () => {
     await finish('1');
     consumer.emit('join', { memberId: 'm1', memberAssignment: { 'kpm.commands': [0] } });
     await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b', 'c')).payload);
-    await until(() => started.length === 3, 'the new record started');
+    await eventually(() => started.length === 3, { what: 'the new record started', everyMs: 1 });
     expect(started).toEqual(['0', '1', '2']);
   });
 
@@ -283,13 +299,13 @@ describe('ConsumerRunner', () => {
     const { consumer } = await runner(handle);
     consumer.emit('join', { memberId: 'm1', memberAssignment: { 'kpm.commands': [0] } });
     await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a')).payload);
-    await until(() => contexts.has('0'), 'record 0 started');
+    await eventually(() => contexts.has('0'), { what: 'record 0 started', everyMs: 1 });
     // The coordinator failed over; the member joined again with a new id and the same partition.
     consumer.emit('join', { memberId: 'm2', memberAssignment: { 'kpm.commands': [0] } });
     expect(contexts.get('0')!.signal.aborted).toBe(false);
     await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b')).payload);
     await finish('0');
-    await until(() => started.length === 2, 'the new record started');
+    await eventually(() => started.length === 2, { what: 'the new record started', everyMs: 1 });
     expect(started).toEqual(['0', '1']);
   });
 
@@ -298,7 +314,7 @@ describe('ConsumerRunner', () => {
     const { consumer } = await runner(handle);
     consumer.emit('join', { memberId: 'm1', memberAssignment: { 'kpm.commands': [0, 1] } });
     await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a')).payload);
-    await until(() => contexts.has('0'), 'record 0 started');
+    await eventually(() => contexts.has('0'), { what: 'record 0 started', everyMs: 1 });
     consumer.emit('join', { memberId: 'm1', memberAssignment: { 'kpm.commands': [1] } });
     expect(contexts.get('0')!.signal.aborted).toBe(true);
     await finish('0');
@@ -311,7 +327,10 @@ describe('ConsumerRunner', () => {
     const { consumer, instance } = await runner(scripted({ '0': ['fail', 'fail'] }, log), 5, log);
     const batch = fakeBatch('kpm.commands', 0, [message(0), message(1)], log);
     await consumer.eachBatch!(batch.payload);
-    await until(() => log.includes('handle 0 fail'), 'the first attempt');
+    await eventually(() => log.includes('handle 0 fail'), {
+      what: 'the first attempt',
+      everyMs: 1,
+    });
     await instance.stop();
     expect(consumer.commits).toEqual([]);
     expect(log).not.toContain('handle 1 ok');
@@ -324,7 +343,7 @@ describe('ConsumerRunner', () => {
     const { consumer, instance } = await runner(handle, 3, log);
     await consumer.eachBatch!(fakeBatch('kpm.commands', 0, sessions('a', 'b')).payload);
     await finish('0');
-    await until(() => contexts.has('1'));
+    await eventually(() => contexts.has('1'), { everyMs: 1 });
     const stopped = instance.stop();
     expect(contexts.get('1')!.signal.aborted).toBe(true);
     await stopped;
@@ -348,7 +367,7 @@ describe('ConsumerRunner', () => {
     const batch = fakeBatch('kpm.commands', 0, sessions('a'));
     batch.payload.heartbeat = () => Promise.reject(new Error('rebalance in progress'));
     await consumer.eachBatch!(batch.payload);
-    await until(() => contexts.has('0'));
+    await eventually(() => contexts.has('0'), { everyMs: 1 });
     await expect(contexts.get('0')!.heartbeat()).resolves.toBeUndefined();
   });
 

@@ -6,7 +6,8 @@ import type {
 } from './partition-state-handler';
 import { PartitionReset } from './partition-reset';
 import { TransactionalRunner } from './transactional-runner';
-import { fakeBatch, FakeKafka, message, until, type Step } from './__fixtures__/fake-kafka';
+import { fakeBatch, FakeKafka, message, type Step } from './__fixtures__/fake-kafka';
+import { eventually } from '@kpm/common';
 
 const INPUT = 'kpm.in';
 const OUTPUT = 'kpm.out';
@@ -72,7 +73,10 @@ async function ownerOf(
   await runner.start();
   const consumer = kafka.consumers[0];
   consumer.emit(consumer.events.GROUP_JOIN, { memberAssignment: { [INPUT]: assignment } });
-  await until(() => assignment.every((p) => runner.owned().includes(p)), 'restored');
+  await eventually(() => assignment.every((p) => runner.owned().includes(p)), {
+    what: 'restored',
+    everyMs: 1,
+  });
   const deliver = (partition: number, offsets: number[]) => {
     const batch = fakeBatch(
       INPUT,
@@ -154,10 +158,10 @@ describe('TransactionalRunner', () => {
       const { batch, done } = deliver(0, [0, 1]);
       await expect(done).rejects.toBeInstanceOf(PartitionReset);
       expect(batch.resolved).toEqual([]);
-      await until(
-        () => runner.owned().includes(0) && kafka.producers.length === 2,
-        'restored again',
-      );
+      await eventually(() => runner.owned().includes(0) && kafka.producers.length === 2, {
+        what: 'restored again',
+        everyMs: 1,
+      });
       const after = log.slice(restored);
       const failed = after.findIndex((s) => s.startsWith(`g-0#0 ${step}`));
       expect(after.slice(failed).map((s) => s.split(' ').slice(0, 2).join(' '))).toEqual([
@@ -186,7 +190,7 @@ describe('TransactionalRunner', () => {
       const { kafka, deliver, readiness, runner } = await ownerOf([0]);
       kafka.producers[0].failOn = 'commit';
       await expect(deliver(0, [0, 1]).done).rejects.toBeInstanceOf(PartitionReset);
-      await until(() => runner.owned().includes(0), 'restored again');
+      await eventually(() => runner.owned().includes(0), { what: 'restored again', everyMs: 1 });
       expect(readiness.at(-1)).toBe(stuck('commit failed'));
       await deliver(0, [0, 1]).done;
       expect(readiness.at(-1)).toBe('ready: owns partitions [0]');
@@ -198,7 +202,7 @@ describe('TransactionalRunner', () => {
       // What the restore will read: the broker wrote the commit before it died.
       kafka.committed.set(INPUT, new Map([[0, '2']]));
       await expect(deliver(0, [0, 1]).done).rejects.toBeInstanceOf(PartitionReset);
-      await until(() => runner.owned().includes(0), 'restored again');
+      await eventually(() => runner.owned().includes(0), { what: 'restored again', everyMs: 1 });
       expect(readiness.at(-1)).toBe('ready: owns partitions [0]');
     });
 
@@ -207,9 +211,12 @@ describe('TransactionalRunner', () => {
         handler.wakeAt = Date.now();
         kafka.failNextProducer = 'commit';
       });
-      await until(() => log.includes('g-0#1 connect'), 'restored with a new producer');
+      await eventually(() => log.includes('g-0#1 connect'), {
+        what: 'restored with a new producer',
+        everyMs: 1,
+      });
       expect(readiness).toContain(stuck('commit failed'));
-      await until(() => runner.owned().includes(0), 'restored again');
+      await eventually(() => runner.owned().includes(0), { what: 'restored again', everyMs: 1 });
       expect(readiness.at(-1)).toBe('ready: owns partitions [0]');
     });
   });
@@ -252,7 +259,7 @@ describe('TransactionalRunner', () => {
     const { kafka, log, runner, readiness } = await ownerOf([0, 1]);
     const consumer = kafka.consumers[0];
     consumer.emit(consumer.events.GROUP_JOIN, { memberAssignment: { [INPUT]: [1] } });
-    await until(() => log.includes('g-0#0 disconnect'), 'p0 closed');
+    await eventually(() => log.includes('g-0#0 disconnect'), { what: 'p0 closed', everyMs: 1 });
     expect(log).toContain('release 0');
     expect(runner.owned()).toEqual([1]);
     expect(readiness.at(-1)).toBe('ready: owns partitions [1]');
@@ -263,7 +270,10 @@ describe('TransactionalRunner', () => {
     const restored = log.length;
     handler.wakeAt = Date.now();
     await deliver(0, [0, 1]).done;
-    await until(() => log.includes('g-0#0 commit') && log.at(-1) === 'g-0#0 commit', 'woken');
+    await eventually(() => log.includes('g-0#0 commit') && log.at(-1) === 'g-0#0 commit', {
+      what: 'woken',
+      everyMs: 1,
+    });
     expect(log.slice(restored).filter((s) => !s.startsWith('resolve'))).toEqual([
       'process 0: 0,1',
       `g-0#0 sendBatch ${OUTPUT}×2`,

@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import { ApiException, type CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
 import { LeaseElector, type LeaseElectorOptions } from './lease-elector';
 
@@ -72,13 +73,11 @@ const options = (
 /** Records who leads when, to check that terms never overlap. */
 class Terms {
   readonly spans: Array<{ who: string; from: number; to?: number }> = [];
-  private readonly waiters: Array<() => void> = [];
 
   lead(who: string) {
     return async (term: AbortSignal) => {
       const span: { who: string; from: number; to?: number } = { who, from: performance.now() };
       this.spans.push(span);
-      this.waiters.splice(0).forEach((wake) => wake());
       await new Promise<void>((resolve) =>
         term.addEventListener('abort', () => resolve(), { once: true }),
       );
@@ -87,15 +86,11 @@ class Terms {
   }
 
   async until(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate()) {
-      if (Date.now() > deadline)
-        throw new Error(`not reached; terms: ${JSON.stringify(this.spans)}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 20);
-      });
-    }
+    await eventually(predicate, { what: 'the terms wanted', timeoutMs, everyMs: 5 }).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}; terms: ${JSON.stringify(this.spans)}`);
+      },
+    );
   }
 
   overlapping(): boolean {

@@ -12,6 +12,7 @@ import {
   type SnapshotCause,
   type StreamEnd,
 } from './pod-watch-stream';
+import { eventually } from '@kpm/common';
 
 const pod = (name: string, resourceVersion: string): V1Pod => ({
   metadata: { name, uid: name, resourceVersion },
@@ -121,14 +122,6 @@ const OPTIONS: PodWatchStreamOptions = {
   backoff: { initialMs: 1, maxMs: 2 },
 };
 
-async function until(predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
-
 function start(core: FakeCore, watch: FakeWatch, options: Partial<PodWatchStreamOptions> = {}) {
   const recorder = new Recorder();
   const stop = new AbortController();
@@ -155,7 +148,7 @@ describe('PodWatchStream', () => {
     ];
     const watch = new FakeWatch();
     const { recorder, stop } = start(core, watch);
-    await until(() => watch.calls.length === 1);
+    await eventually(() => watch.calls.length === 1, { everyMs: 1 });
     expect(core.requests).toEqual([
       { limit: 2, _continue: undefined },
       { limit: 2, _continue: '1' },
@@ -167,7 +160,7 @@ describe('PodWatchStream', () => {
       allowWatchBookmarks: true,
       timeoutSeconds: 300,
     });
-    await until(() => recorder.ready.includes(true));
+    await eventually(() => recorder.ready.includes(true), { everyMs: 1 });
     await stop();
   });
 
@@ -176,16 +169,16 @@ describe('PodWatchStream', () => {
     core.pages = [list('100', [])];
     const watch = new FakeWatch();
     const { recorder, stop } = start(core, watch);
-    await until(() => watch.calls.length === 1);
+    await eventually(() => watch.calls.length === 1, { everyMs: 1 });
     watch.calls[0].event('ADDED', pod('a', '101'));
     watch.calls[0].event('MODIFIED', pod('a', '102'));
     watch.calls[0].event('BOOKMARK', { metadata: { resourceVersion: '150' } });
     watch.calls[0].done(null); // the server ended the request (timeoutSeconds)
-    await until(() => watch.calls.length === 2);
+    await eventually(() => watch.calls.length === 2, { everyMs: 1 });
     expect(watch.calls[1].query.resourceVersion).toBe('150');
     watch.calls[1].event('DELETED', pod('a', '151'));
     watch.calls[1].done(new Error('socket hang up'));
-    await until(() => watch.calls.length === 3);
+    await eventually(() => watch.calls.length === 3, { everyMs: 1 });
     expect(watch.calls[2].query.resourceVersion).toBe('151');
     expect(recorder.log).toEqual([
       'snapshot:start',
@@ -204,7 +197,7 @@ describe('PodWatchStream', () => {
     core.pages = [list('100', [pod('a', '90')])];
     const watch = new FakeWatch();
     const { recorder, stop } = start(core, watch);
-    await until(() => watch.calls.length === 1);
+    await eventually(() => watch.calls.length === 1, { everyMs: 1 });
     core.pages = [list('300', [pod('b', '290')])];
     watch.calls[0].event('ERROR', {
       kind: 'Status',
@@ -212,12 +205,12 @@ describe('PodWatchStream', () => {
       reason: 'Expired',
       message: 'too old resource version',
     });
-    await until(() => watch.calls.length === 2);
+    await eventually(() => watch.calls.length === 2, { everyMs: 1 });
     expect(watch.calls[0].aborted).toBe(true);
     expect(watch.calls[1].query.resourceVersion).toBe('300');
     core.pages = [list('400', [])];
     watch.calls[1].done(Object.assign(new Error('Gone'), { statusCode: 410 }));
-    await until(() => watch.calls.length === 3);
+    await eventually(() => watch.calls.length === 3, { everyMs: 1 });
     expect(watch.calls[2].query.resourceVersion).toBe('400');
     expect(recorder.snapshots.map((s) => s.cause)).toEqual(['start', 'expired', 'expired']);
     expect(recorder.log).toContain('restart:expired');
@@ -229,9 +222,9 @@ describe('PodWatchStream', () => {
     core.pages = [list('100', [])];
     const watch = new FakeWatch();
     const { recorder, stop } = start(core, watch, { inactivityMs: 100 });
-    await until(() => watch.calls.length === 1);
+    await eventually(() => watch.calls.length === 1, { everyMs: 1 });
     watch.calls[0].event('MODIFIED', pod('a', '120'));
-    await until(() => watch.calls.length === 2);
+    await eventually(() => watch.calls.length === 2, { everyMs: 1 });
     expect(watch.calls[0].aborted).toBe(true);
     expect(watch.calls[1].query.resourceVersion).toBe('120');
     expect(recorder.log).toContain('restart:inactivity');
@@ -248,7 +241,7 @@ describe('PodWatchStream', () => {
     core.expireContinue = true;
     const watch = new FakeWatch();
     const { recorder, stop } = start(core, watch);
-    await until(() => watch.calls.length === 1);
+    await eventually(() => watch.calls.length === 1, { everyMs: 1 });
     expect(core.requests).toEqual([
       { limit: 2, _continue: undefined },
       { limit: 2, _continue: '1' },
@@ -264,10 +257,10 @@ describe('PodWatchStream', () => {
     core.failures = 3;
     const watch = new FakeWatch();
     const { recorder, stop } = start(core, watch);
-    await until(() => watch.calls.length === 1);
+    await eventually(() => watch.calls.length === 1, { everyMs: 1 });
     expect(core.requests).toHaveLength(4);
     expect(recorder.ready.slice(0, 3)).toEqual([false, false, false]);
-    await until(() => recorder.ready[recorder.ready.length - 1]);
+    await eventually(() => recorder.ready[recorder.ready.length - 1], { everyMs: 1 });
     await stop();
   });
 
@@ -277,7 +270,7 @@ describe('PodWatchStream', () => {
     const watch = new FakeWatch();
     watch.failNext = Object.assign(new Error('Internal Server Error'), { statusCode: 500 });
     const { recorder, stop } = start(core, watch);
-    await until(() => watch.calls.length === 2);
+    await eventually(() => watch.calls.length === 2, { everyMs: 1 });
     expect(recorder.log).toContain('restart:error');
     expect(watch.calls[1].query.resourceVersion).toBe('100');
     await stop();
@@ -288,7 +281,7 @@ describe('PodWatchStream', () => {
     core.pages = [list('100', [pod('a', '90')])];
     const watch = new FakeWatch();
     const { recorder, stop } = start(core, watch, { reconcileEveryMs: 50 });
-    await until(() => recorder.snapshots.length >= 3);
+    await eventually(() => recorder.snapshots.length >= 3, { everyMs: 1 });
     expect(recorder.snapshots.slice(1).every((s) => s.cause === 'reconcile')).toBe(true);
     expect(watch.calls.slice(0, -1).every((call) => call.aborted)).toBe(true);
     await stop();
@@ -299,7 +292,7 @@ describe('PodWatchStream', () => {
     core.pages = [list('100', [])];
     const watch = new FakeWatch();
     const { stop } = start(core, watch);
-    await until(() => watch.calls.length === 1);
+    await eventually(() => watch.calls.length === 1, { everyMs: 1 });
     await stop();
     expect(watch.calls[0].aborted).toBe(true);
     expect(watch.calls).toHaveLength(1);

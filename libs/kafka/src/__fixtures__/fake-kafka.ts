@@ -205,12 +205,3 @@ export class FakeKafka {
     return this as unknown as KafkaClient;
   }
 }
-
-/** Resolves once `condition` holds, checking after each turn of the event loop. */
-export async function until(condition: () => boolean, what = 'condition'): Promise<void> {
-  for (let turn = 0; turn < 10_000; turn++) {
-    if (condition()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`${what} never held`);
-}

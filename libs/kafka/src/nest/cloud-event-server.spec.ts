@@ -2,9 +2,10 @@ import { CommandType, encodeEvent, EXAMPLE_EVENTS } from '@kpm/contracts';
 import { throwError, of } from 'rxjs';
 import type { DeadLetterSink } from '../dead-letter-sink';
 import type { InboundRecord } from '../inbound-record';
-import { fakeBatch, FakeKafka, message, until } from '../__fixtures__/fake-kafka';
+import { fakeBatch, FakeKafka, message } from '../__fixtures__/fake-kafka';
 import { CloudEventServer, INVALID_EVENT, type InvalidEvent } from './cloud-event-server';
 import type { KafkaEventContext } from './kafka-event-context';
+import { eventually } from '@kpm/common';
 
 const TOPIC = 'kpm.commands';
 const ps = EXAMPLE_EVENTS[CommandType.ps];
@@ -57,7 +58,10 @@ async function server(
     const consumer = kafka.consumers[0];
     await consumer.eachBatch!(batch.payload);
     // Handlers run on after the fetch: the records are done once the commit passed the last.
-    await until(() => consumer.commits.includes(String(values.length)), 'the batch committed');
+    await eventually(() => consumer.commits.includes(String(values.length)), {
+      what: 'the batch committed',
+      everyMs: 1,
+    });
     return batch.resolved;
   };
   return { kafka, letters, deliver, ready: () => ready };
