@@ -36,7 +36,7 @@ export abstract class BootWorkerHandlers {
   abstract readonly logs: LogsHandler;
 }
 
-export interface BootWorkerOutside {
+interface BootWorkerOutside {
   cluster: Cluster;
   sink: FactSink;
   clock: Clock;

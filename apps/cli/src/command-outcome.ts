@@ -15,7 +15,7 @@ import { usageError } from './options';
 import { coloursFor, printJson } from './output';
 import { formatCompletion } from './render/completion-view';
 
-export interface ReportOptions {
+interface ReportOptions {
   /** `kpm kill`: how errors are prefixed. */
   command: string;
   json?: boolean;

@@ -107,7 +107,7 @@ const FLAGS: ReadonlyArray<[RegExp, string]> = [
   [/^keepNamespace$/, '--keep-namespace'],
 ];
 
-export function flagOf(path: string): string {
+function flagOf(path: string): string {
   return FLAGS.find(([pattern]) => pattern.test(path))?.[1] ?? path;
 }
 

@@ -7,7 +7,7 @@ import type { WaitFlags } from './options';
 import type { ProgressKind } from './progress/command-progress';
 import { withProgress } from './progress/with-progress';
 
-export interface CommandToSend {
+interface CommandToSend {
   /** `kill`: how errors are prefixed. */
   command: string;
   /** What the progress bar counts. */

@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 
-export interface ReleaseListener {
+interface ReleaseListener {
   /** `done` false: the release failed and is owed (retried on the pod's next event or re-list). */
   finished(pod: V1Pod, done: boolean, error?: unknown): void;
 }

@@ -7,7 +7,7 @@ import { parseRecord, ProcessTableType, topicName, type ProcessInstance } from '
 import { readPartitionHistory, type InboundRecord, type KafkaClient } from '@kpm/kafka';
 import type { ExpectedPod } from './termination-tracker';
 
-export interface TableSweepOptions {
+interface TableSweepOptions {
   topicPrefix: string;
   partitions: number;
   /** Names the private read group, for the broker's logs. */

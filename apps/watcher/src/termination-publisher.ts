@@ -1,13 +1,13 @@
 import { Batcher, retry, type BackoffPolicy, type Clock } from '@kpm/common';
 import type { Termination } from './termination';
 
-export interface PublisherOptions {
+interface PublisherOptions {
   batchSize: number;
   backoff: BackoffPolicy;
   clock?: Clock;
 }
 
-export interface PublisherListener {
+interface PublisherListener {
   /** Kafka acknowledged the batch (acks from all in-sync replicas). */
   published(batch: readonly Termination[]): void;
   failed?(error: unknown, attempt: number): void;

@@ -53,7 +53,7 @@ export interface ExpectedPod {
   user: string;
 }
 
-export interface TrackerCounts {
+interface TrackerCounts {
   watching: number;
   publishing: number;
   recorded: number;

@@ -7,7 +7,7 @@ import { TerminationPublisher } from './termination-publisher';
 import type { TerminationTracker, TrackerAction } from './termination-tracker';
 import type { WatcherMetrics } from './watcher-metrics';
 
-export interface TerminationWatchDeps {
+interface TerminationWatchDeps {
   /** What is known of the pods: fresh for a new term, kept when the same replica leads on. */
   tracker: TerminationTracker;
   /** The pod stream (PodWatchStream on the real API server). */

@@ -61,7 +61,7 @@ function traceOf(traceparent: string | undefined): { traceparent?: string } {
 }
 
 /** The event data of docs/design.md §5.2 `daq.kpm.process.terminated.v1`. */
-export function terminatedData(termination: Termination): ProcessTerminated {
+function terminatedData(termination: Termination): ProcessTerminated {
   const { identity, verdict } = termination;
   const data: ProcessTerminated = {
     uuid: identity.uuid,

@@ -35,7 +35,7 @@ export interface WatcherPorts {
   clock: Clock;
 }
 
-export interface WatcherOutside {
+interface WatcherOutside {
   readiness: { set(part: string, ready: boolean, detail: string): void };
   metrics: WatcherMetrics;
   logger: { log(message: string): void; warn(message: string): void };

@@ -8,7 +8,7 @@ export interface BackoffPolicy {
   factor?: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 200, maxMs: 30_000, factor: 2 };
+const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 200, maxMs: 30_000, factor: 2 };
 
 /** Delay before retry number `attempt` (1-based); `random` is injectable for tests. */
 export function backoffDelay(

@@ -43,7 +43,7 @@ export class VolumeConfig {
 }
 
 /** Page sizes Linux offers on the DAQ's x86-64 and arm64 hosts (`hugepages-<size>` resources). */
-export const HUGEPAGE_SIZES = ['2Mi', '1Gi'] as const;
+const HUGEPAGE_SIZES = ['2Mi', '1Gi'] as const;
 
 /**
  * The performance pod profile of drunc's readout applications (the processes
@@ -97,7 +97,7 @@ export class IdRange {
 }
 
 /** `KPM_RUN_AS_UID_RANGE=1000-60000` as an IdRange; anything else fails validation by name. */
-export function idRangeOf(raw: string): { min: number; max: number } {
+function idRangeOf(raw: string): { min: number; max: number } {
   const match = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(raw);
   return match ? { min: Number(match[1]), max: Number(match[2]) } : { min: NaN, max: NaN };
 }

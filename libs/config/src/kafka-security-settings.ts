@@ -40,7 +40,7 @@ export class KafkaSslConfig {
   serverName?: string;
 }
 
-export const SASL_MECHANISMS = ['scram-sha-256', 'scram-sha-512', 'oauthbearer'] as const;
+const SASL_MECHANISMS = ['scram-sha-256', 'scram-sha-512', 'oauthbearer'] as const;
 
 export class KafkaSaslConfig {
   @IsIn(SASL_MECHANISMS, { message: `mechanism must be one of ${SASL_MECHANISMS.join(', ')}` })

@@ -6,7 +6,7 @@ import { isPlainObject } from './plain-object';
  * still accepted, so a configuration written for drunc or an earlier kpm keeps working. Giving an
  * old and a new name of one setting at once is an error naming both.
  */
-export interface SettingAlias {
+interface SettingAlias {
   /** The setting's path today. */
   path: string;
   /** Its old path in the YAML file. */

@@ -26,7 +26,7 @@ const TIME = '2026-11-22T10:00:00.000Z';
 const LATER = '2026-11-22T10:05:00.000Z';
 const CLI = '/kpm/cli/host1';
 /** The id of the example boot command, which the example facts and outcomes answer. */
-export const EXAMPLE_COMMAND_ID = eventId('example', 'boot');
+const EXAMPLE_COMMAND_ID = eventId('example', 'boot');
 const UUID = processUuid(EXAMPLE_COMMAND_ID, 0);
 const POD_UID = '5d0c3a4e-1f2b-4c3d-8e9f-0a1b2c3d4e5f';
 

@@ -32,7 +32,7 @@ export const TOPIC_IDS = [
  * Topics only a kpm service reads and writes, in a format of its own (not CloudEvents): created
  * and granted like the others, left out of the AsyncAPI.
  */
-export const INTERNAL_TOPIC_IDS = ['state-snapshots'] as const;
+const INTERNAL_TOPIC_IDS = ['state-snapshots'] as const;
 export type PublicTopicId = (typeof TOPIC_IDS)[number];
 export type TopicId = PublicTopicId | (typeof INTERNAL_TOPIC_IDS)[number];
 

@@ -8,7 +8,7 @@ import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
 
 const { MemberAssignment, MemberMetadata } = AssignerProtocol;
 
-export const CO_PARTITIONED_ASSIGNER_NAME = 'KpmCoPartitionedAssigner';
+const CO_PARTITIONED_ASSIGNER_NAME = 'KpmCoPartitionedAssigner';
 
 /** Partition numbers for `members` (sorted ids): p goes to members[p mod n]. */
 export function coPartitionedPlan(

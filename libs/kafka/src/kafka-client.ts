@@ -10,7 +10,7 @@ import type { KafkaSettings } from './kafka-settings';
 export type KafkaClient = Kafka;
 
 /** The logging seam: services pass a Nest Logger, tests may pass nothing. */
-export interface KafkaLogSink {
+interface KafkaLogSink {
   error(message: string): void;
   warn(message: string): void;
   log(message: string): void;

@@ -23,7 +23,7 @@ export interface KafkaSslSettings {
   serverName?: string;
 }
 
-export type KafkaSaslMechanism = 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
+type KafkaSaslMechanism = 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
 
 export interface KafkaSaslSettings {
   mechanism: KafkaSaslMechanism;

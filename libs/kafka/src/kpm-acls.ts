@@ -18,7 +18,7 @@ import { consumerGroupId } from './kpm-topics';
 export type KpmRole = 'boot-worker' | 'watcher' | 'state' | 'drunc-gateway' | 'operator';
 
 /** One grant: `principal` may `operation` on the topic, group or transactional id `name`. */
-export interface KpmAcl {
+interface KpmAcl {
   principal: string;
   resource: 'topic' | 'group' | 'transactional-id' | 'cluster';
   /** A literal name, or a prefix when `prefixed`. */

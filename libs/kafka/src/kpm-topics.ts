@@ -17,7 +17,7 @@ export function kpmTopicSpecs(settings: TopicSettings): TopicSpec[] {
 }
 
 /** The services that consume in a group of their own. */
-export type GroupService = 'boot-worker' | 'state';
+type GroupService = 'boot-worker' | 'state';
 
 /**
  * A service's consumer group: `<prefix>-<service>`. The state service's transactional ids start

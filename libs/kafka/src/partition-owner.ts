@@ -151,7 +151,7 @@ export class PartitionOwners {
  * Largest produce request of one transaction (brokers refuse requests over 100 MiB by default,
  * and hold each in memory): a snapshot of hundreds of MiB goes in many.
  */
-export const PRODUCE_REQUEST_BYTES = 8 * 1024 * 1024;
+const PRODUCE_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /** The outputs cut into produce requests of at most `limit` bytes of values (a larger record alone). */
 export function produceRequests(

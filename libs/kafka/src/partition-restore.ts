@@ -10,7 +10,7 @@ import { BACKOFF, errorText, retry, type BackoffPolicy } from '@kpm/common';
 import type { PartitionOwner, PartitionOwners } from './partition-owner';
 import type { CommittedOffsets, PartitionStateHandler } from './partition-state-handler';
 
-export interface RestoreInputs {
+interface RestoreInputs {
   owners: PartitionOwners;
   handler: PartitionStateHandler;
   groupId: string;

@@ -3,7 +3,7 @@ import type { InboundRecord } from './inbound-record';
 import { SessionLanes, type LaneDecision } from './session-lanes';
 
 /** What one partition's work needs from its consumer. */
-export interface PartitionSeat {
+interface PartitionSeat {
   topic: string;
   partition: number;
   maxInFlight: number;

@@ -12,7 +12,7 @@ import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
 import { deletePrivateGroup } from './shared-admin';
 
-export interface PositionedReadRequest {
+interface PositionedReadRequest {
   /** A group id nobody else uses; deleted when the reader closes. */
   groupId: string;
   topics: readonly string[];

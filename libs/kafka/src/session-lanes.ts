@@ -11,7 +11,7 @@ export interface LaneDecision {
   commit?: string;
 }
 
-export type Admission = LaneDecision & { admitted: boolean };
+type Admission = LaneDecision & { admitted: boolean };
 
 export class SessionLanes {
   /** Admitted and not yet finished, in offset order: offset → lane. */

@@ -43,7 +43,7 @@ function metadataOf(partitions: number): PartitionMetadata[] {
 }
 
 /** Where a command record must be acted on. */
-export type CommandRoute =
+type CommandRoute =
   { routed: true } | { routed: false; partition: number; key: string; reason: string };
 
 /**

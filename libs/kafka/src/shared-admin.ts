@@ -2,7 +2,7 @@ import type { Admin } from 'kafkajs';
 import type { KafkaClient } from './kafka-client';
 
 /** A partition's offsets: the first retained record and the offset the next record gets. */
-export interface PartitionOffsets {
+interface PartitionOffsets {
   partition: number;
   low: string;
   end: string;

@@ -10,7 +10,7 @@ export interface ObservedTopic {
 }
 
 /** One setting of an existing topic that differs from what kpm would create. */
-export interface TopicDrift {
+interface TopicDrift {
   topic: string;
   setting: string;
   expected: string;

@@ -10,7 +10,7 @@ const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
  * metadata cache has caught up with the controller — seen on a freshly formatted broker under
  * load — so creating topics then failed at once.
  */
-export async function waitForTopicLeaders(
+async function waitForTopicLeaders(
   admin: Admin,
   topics: readonly string[],
   timeoutMs = 30_000,

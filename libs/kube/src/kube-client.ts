@@ -10,7 +10,7 @@ import { KeepAliveKubeConfig } from './keep-alive-kube-config';
 import { requestTimeout } from './request-timeout';
 
 /** No API call of kpm's takes this long unless its connection died. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** The API groups kpm uses, built from one kubeconfig. */
 export interface KubeApis {

@@ -1,5 +1,5 @@
 /** What kind of failure a Kubernetes API call had, so callers retry only what can succeed later. */
-export type KubeFailureKind =
+type KubeFailureKind =
   'not-found' | 'conflict' | 'gone' | 'invalid' | 'forbidden' | 'retryable' | 'other';
 
 export interface KubeFailure {

@@ -110,7 +110,7 @@ const LIFECYCLE_TAINTS = new Set([
  * Ready condition True and not cordoned (`spec.unschedulable`), as drunc checks; with the
  * taints that reserve it for processes naming it.
  */
-export function verdictOf(node: V1Node): NodeVerdict {
+function verdictOf(node: V1Node): NodeVerdict {
   const name = node.metadata?.name ?? '';
   const ready = (node.status?.conditions ?? []).some(
     (c) => c.type === 'Ready' && c.status === 'True',

@@ -3,11 +3,11 @@ import { Watch } from '@kubernetes/client-node';
 import { BACKOFF, backoffDelay, delay } from '@kpm/common';
 
 /** The metadata every Kubernetes object has that a wait needs. */
-export interface KubeObject {
+interface KubeObject {
   metadata?: { name?: string; uid?: string; resourceVersion?: string };
 }
 
-export interface WaitSpec<T extends KubeObject> {
+interface WaitSpec<T extends KubeObject> {
   /** The watch path, e.g. `/api/v1/namespaces/<ns>/pods`, `/api/v1/pods`, `/api/v1/namespaces`. */
   path: string;
   /** The matching list call (same selectors): its items and resourceVersion start the watch. */
@@ -23,7 +23,7 @@ export interface WaitSpec<T extends KubeObject> {
   signal?: AbortSignal;
 }
 
-export interface WaitResult<T> {
+interface WaitResult<T> {
   /** Keys not done when the wait ended (timeout or abort). */
   pending: string[];
   /** The last state seen of each key; undefined once gone. */

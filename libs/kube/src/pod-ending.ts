@@ -33,7 +33,7 @@ export interface FatalWait {
 export type PodEnding =
   { ended: false } | { ended: true; cause: PodEndCause; fatalWait?: FatalWait };
 
-export interface PodEndingInput {
+interface PodEndingInput {
   /** The pod as last seen; undefined when it is gone. */
   pod: V1Pod | undefined;
   /** Waiting reasons after which a container never starts (`watcher.fatalWaitingReasons`). */
@@ -51,10 +51,7 @@ export interface ImagePullGrace {
 }
 
 /** Waiting reasons of a pull that may still succeed on a later try. */
-export const TRANSIENT_PULL_REASONS: ReadonlySet<string> = new Set([
-  'ErrImagePull',
-  'ImagePullBackOff',
-]);
+const TRANSIENT_PULL_REASONS: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff']);
 
 const RUNNING: PodEnding = { ended: false };
 

@@ -1,7 +1,7 @@
 import type { RequestContext, ResponseContext } from '@kubernetes/client-node';
 
 /** client-node's PromiseMiddleware (not exported from the package root). */
-export interface RequestMiddleware {
+interface RequestMiddleware {
   pre(context: RequestContext): Promise<RequestContext>;
   post(context: ResponseContext): Promise<ResponseContext>;
 }

@@ -14,7 +14,7 @@ export function waitsForReady(process: PlannedProcess, connectionServerName: str
 }
 
 /** A group booted, one at a time and each waited for, before everything after it. */
-export interface BootStage {
+interface BootStage {
   what: string;
   selects: (process: PlannedProcess) => boolean;
   /** The code of every later process when one of this stage fails. */

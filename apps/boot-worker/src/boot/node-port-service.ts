@@ -8,13 +8,13 @@ import type { FieldError } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 import { ownedByPod } from './pod-owner';
 
-export interface NodePortSettings {
+interface NodePortSettings {
   connectionServerPort: number;
   connectionServerNodePort?: number;
 }
 
 /** The NodePort Service's name: the connection server's, suffixed. */
-export function nodePortServiceName(connectionServerName: string): string {
+function nodePortServiceName(connectionServerName: string): string {
   return `${connectionServerName}-nodeport`;
 }
 

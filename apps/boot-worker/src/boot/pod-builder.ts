@@ -37,14 +37,14 @@ export interface PodPlacement {
   tolerations?: V1Toleration[];
 }
 
-export type PodSettings = Pick<KpmSettings, 'podManagement' | 'volumes' | 'homePathBase'>;
+type PodSettings = Pick<KpmSettings, 'podManagement' | 'volumes' | 'homePathBase'>;
 
 /** The annotation with which a process asks for a privileged container (allowed by config only). */
 export function privilegedAnnotation(labels: KpmLabels): string {
   return `${labels.domain}/privileged`;
 }
 
-export function asksPrivileged(process: PlannedProcess, labels: KpmLabels): boolean {
+function asksPrivileged(process: PlannedProcess, labels: KpmLabels): boolean {
   return process.spec.annotations?.[privilegedAnnotation(labels)] === 'true';
 }
 

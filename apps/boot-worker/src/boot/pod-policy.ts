@@ -30,7 +30,7 @@ export interface PodPolicy {
   runAsGidRange?: IdRange;
 }
 
-export interface IdRange {
+interface IdRange {
   min: number;
   max: number;
 }
@@ -58,7 +58,7 @@ export function podPolicyOf(
 }
 
 /** Host paths never mounted, whatever the prefixes say: they hand over the node. */
-export const FORBIDDEN_HOST_PATHS = [
+const FORBIDDEN_HOST_PATHS = [
   '/etc',
   '/root',
   '/proc',
@@ -74,7 +74,7 @@ export const FORBIDDEN_HOST_PATHS = [
 ] as const;
 
 /** Whom a label or annotation key is reserved for: Kubernetes, kpm, or nobody (undefined). */
-export function reservedFor(key: string, domain: string): 'Kubernetes' | 'kpm' | undefined {
+function reservedFor(key: string, domain: string): 'Kubernetes' | 'kpm' | undefined {
   const slash = key.indexOf('/');
   const prefix = slash < 0 ? '' : key.slice(0, slash);
   const name = slash < 0 ? key : key.slice(slash + 1);

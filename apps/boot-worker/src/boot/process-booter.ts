@@ -21,7 +21,7 @@ import { isConnectionServer } from './boot-order';
 /** A name taken meanwhile is tried again this often (its earlier pod freed each time). */
 const CREATE_ATTEMPTS = 3;
 
-export interface BootOptions {
+interface BootOptions {
   waitReady: boolean;
   signal?: AbortSignal;
 }

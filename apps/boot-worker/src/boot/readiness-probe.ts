@@ -12,7 +12,7 @@ import type { ProcessSpec } from '@kpm/contracts';
 import type { PlannedProcess } from './planned-process';
 import { isConnectionServer } from './boot-order';
 
-export interface ProbeSettings {
+interface ProbeSettings {
   connectionServerName: string;
   connectionServerPort: number;
   socketRetryTimeoutSeconds: number;

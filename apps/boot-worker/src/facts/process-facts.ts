@@ -22,7 +22,7 @@ import type { FactSink } from './fact-sink';
 import { runningInstance } from './process-instance';
 
 /** The environment a booted process runs with (the pod builder's rule), for its ProcessInstance. */
-export type EnvOf = (process: PlannedProcess, user: string) => Record<string, string>;
+type EnvOf = (process: PlannedProcess, user: string) => Record<string, string>;
 
 export class ProcessFacts {
   constructor(

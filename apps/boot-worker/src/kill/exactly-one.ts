@@ -33,7 +33,7 @@ export async function selectOne(
 }
 
 /** restart and logs act on one process: a query selecting none or several is refused, naming them. */
-export function exactlyOne(selected: readonly ProcessPod[], command: 'restart' | 'logs'): One {
+function exactlyOne(selected: readonly ProcessPod[], command: 'restart' | 'logs'): One {
   if (selected.length === 1) return { ok: true, process: selected[0] };
   const message =
     selected.length === 0

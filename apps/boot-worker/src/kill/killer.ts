@@ -25,7 +25,7 @@ export interface KillRequest {
 }
 
 /** The timing `kill.accepted` carries. */
-export interface AcceptedTiming {
+interface AcceptedTiming {
   gracePeriodSeconds: number;
   timeoutSeconds: number;
   progressTimeoutSeconds?: number;

@@ -9,7 +9,7 @@ import { describeMatches } from '../kill/query-resolver';
 /** drunc's default: the last 100 lines. */
 const DEFAULT_TAIL_LINES = 100;
 
-export interface LogsSettings {
+interface LogsSettings {
   logsMaxBytes: number;
   operatorUsers: readonly string[];
 }

@@ -26,7 +26,7 @@ import {
   type RestartTarget,
 } from './restart-record';
 
-export interface RestartSettings {
+interface RestartSettings {
   operatorUsers: readonly string[];
   restartCleanupSeconds: number;
   connectionServerName: string;

@@ -6,7 +6,7 @@
 import type { Boot } from '@kpm/client';
 
 /** The real node as `.kpm/stack.env` names it (`KPM_REAL_NODE`, `KPM_REAL_IMAGE`). */
-export interface RealNodeTarget {
+interface RealNodeTarget {
   node: string;
   image: string;
 }

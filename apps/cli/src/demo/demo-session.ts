@@ -24,7 +24,7 @@ const RUN_MS = 'sim.kpm.daq/run-ms';
 const BOOT_COLUMNS = ['name', 'tree', 'role', 'status', 'node', 'uuid'];
 const EXIT_COLUMNS = ['name', 'tree', 'role', 'status', 'exit', 'reason'];
 
-export interface DemoSummary {
+interface DemoSummary {
   session: string;
   boot: CommandCompleted;
   terminate: CommandCompleted;

@@ -13,7 +13,7 @@ import { formatProblem, readSessionFile } from '../session-file/session-file';
 import { placeOnRealNode, realNodeOf } from './demo-placement';
 import { playDemoSession } from './demo-session';
 
-export interface DemoOptions {
+interface DemoOptions {
   file: string;
   session?: string;
   json?: boolean;

@@ -4,7 +4,7 @@ import { coloursFor } from '../output';
 import { ProgressBar } from '../render/progress-bar';
 import { CommandProgress, type ProgressKind } from './command-progress';
 
-export interface ProgressPlan {
+interface ProgressPlan {
   commandId: string;
   kind: ProgressKind;
   /** Narrows the events read; absent when the session is not known yet (kill by uuid). */

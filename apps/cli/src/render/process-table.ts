@@ -2,7 +2,7 @@
 import { ROLES, type ProcessInstance } from '@kpm/contracts';
 import { renderTable, type Colours } from '../output';
 
-export const PROCESS_COLUMNS = [
+const PROCESS_COLUMNS = [
   'session',
   'name',
   'tree',
@@ -29,7 +29,7 @@ export const LIVE_PROCESS_COLUMNS = [
 ] as const;
 
 /** A process with what the cluster says of its pod (`ps --live`). */
-export type LiveProcess = ProcessInstance & { live?: { alive: boolean; phase: string } };
+type LiveProcess = ProcessInstance & { live?: { alive: boolean; phase: string } };
 
 export function withLiveness(
   processes: readonly ProcessInstance[],
@@ -49,7 +49,7 @@ export function liveText(p: LiveProcess, colours: Colours): string {
 }
 
 /** By session, then tree id (`0`, `0.1`, `0.1.1`, `0.2`, `1` …), processes without one last. */
-export function treeOrder(a: ProcessInstance, b: ProcessInstance): number {
+function treeOrder(a: ProcessInstance, b: ProcessInstance): number {
   const session = a.description.metadata.session.localeCompare(b.description.metadata.session);
   if (session !== 0) return session;
   const [ta, tb] = [a.description.metadata.treeId, b.description.metadata.treeId];
@@ -70,11 +70,11 @@ export function exitText(code: number | undefined, colours: Colours): string {
   return code === 0 ? colours.green('0') : colours.red(String(code));
 }
 
-export function statusText(status: string, colours: Colours): string {
+function statusText(status: string, colours: Colours): string {
   return status === 'RUNNING' ? colours.green(status) : colours.dim(status);
 }
 
-export function processRows(processes: readonly LiveProcess[], colours: Colours) {
+function processRows(processes: readonly LiveProcess[], colours: Colours) {
   return [...processes].sort(treeOrder).map((p) => ({
     session: p.description.metadata.session,
     name: p.description.metadata.name,

@@ -6,7 +6,7 @@ import stringWidth from 'string-width';
  * (text-table.spec.ts compares the two), in time linear in the cells: cli-table3's span-aware
  * layout managed about 2,500 cells a second, which made a 5000-process `ps` wait seconds.
  */
-export interface TableStyle {
+interface TableStyle {
   /** A rule between the heading and each row (on a terminal); none on a pipe. */
   ruleBetweenRows: boolean;
 }

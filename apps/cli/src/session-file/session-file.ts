@@ -18,11 +18,10 @@ export interface SessionFileProblem extends Partial<Location> {
   message: string;
 }
 
-export type SessionFileResult =
-  { ok: true; boot: Boot } | { ok: false; problems: SessionFileProblem[] };
+type SessionFileResult = { ok: true; boot: Boot } | { ok: false; problems: SessionFileProblem[] };
 
 /** What the command line may set over the file. */
-export interface SessionOverrides {
+interface SessionOverrides {
   session?: string;
   user?: string;
   /** Used when neither the file nor `user` names one (the invoking user). */

@@ -9,7 +9,7 @@ export interface Location {
   column: number;
 }
 
-export type PathSegment = string | number;
+type PathSegment = string | number;
 
 /** `processes[2].executableAndArguments[0].exec` → `['processes', 2, 'executableAndArguments', 0, 'exec']`. */
 export function pathSegments(path: string): PathSegment[] {

@@ -35,7 +35,7 @@ import { DashboardStreamQuery, LogsRequest } from './dashboard-params';
 import { sseFrame, sseRetry } from './sse-frame';
 
 /** A stream silent this long is dead to the page, which then reconnects with its cursor. */
-export const HEARTBEAT_MS = 10_000;
+const HEARTBEAT_MS = 10_000;
 const RECONNECT_MS = 1_000;
 
 /**

@@ -18,7 +18,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-export const STATIC_DIR = join(__dirname, 'static');
+const STATIC_DIR = join(__dirname, 'static');
 
 /** Every servable file of `dir` by name; a file of an unknown kind is not served. */
 export function loadAssets(dir: string = STATIC_DIR): Map<string, DashboardAsset> {

@@ -13,7 +13,7 @@ import { dashboardRow, type DashboardRow } from './dashboard-row';
 import { feedEvent } from './feed-event';
 import { FeedLog, type FeedEntry } from './feed-log';
 
-export type FeedData = DashboardRow | { uuid: string } | CloudEvent<unknown> | StartedCommand;
+type FeedData = DashboardRow | { uuid: string } | CloudEvent<unknown> | StartedCommand;
 
 export interface DashboardSnapshot {
   /** Resume the stream after this cursor to miss nothing the snapshot does not hold. */

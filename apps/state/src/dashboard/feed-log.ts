@@ -15,7 +15,7 @@ export interface FeedEntry<T> {
 }
 
 /** What a reconnecting page gets: the entries it missed, or why it must start again. */
-export type Resume<T> = { ok: true; entries: FeedEntry<T>[] } | { ok: false; reason: string };
+type Resume<T> = { ok: true; entries: FeedEntry<T>[] } | { ok: false; reason: string };
 
 export class FeedLog<T> {
   private readonly entries: FeedEntry<T>[] = [];

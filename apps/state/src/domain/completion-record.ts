@@ -16,7 +16,7 @@ import { cursorOf } from './ps-pages';
 const ENVELOPE_RESERVE_BYTES = 64 * 1024;
 
 /** What the record may weigh: the topic's limit less the envelope's reserve. */
-export const COMPLETION_BUDGET_BYTES = MAX_RECORD_BYTES - ENVELOPE_RESERVE_BYTES;
+const COMPLETION_BUDGET_BYTES = MAX_RECORD_BYTES - ENVELOPE_RESERVE_BYTES;
 
 /**
  * `completion` with `processes` set to as many of `processes` as fit in `budgetBytes`;

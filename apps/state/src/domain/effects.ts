@@ -16,19 +16,19 @@ export interface BroadcastEffect {
 }
 
 /** The single completion of a command on `kpm.completions`. */
-export interface CompletionEffect {
+interface CompletionEffect {
   kind: 'completion';
   completion: CommandCompleted;
 }
 
 /** The latest instance of a process on the compacted `kpm.processes`. */
-export interface ProcessEffect {
+interface ProcessEffect {
   kind: 'process';
   instance: ProcessInstance;
 }
 
 /** A flushed process: a tombstone on `kpm.processes`. */
-export interface TombstoneEffect {
+interface TombstoneEffect {
   kind: 'tombstone';
   uuid: string;
   session: string;

@@ -21,7 +21,7 @@ export interface KillTarget {
 }
 
 /** `kill.accepted`'s bounds in ms: the deadline, and the progress timeout that can move it on. */
-export interface KillTiming {
+interface KillTiming {
   timeoutMs: number;
   progressTimeoutMs?: number;
 }
@@ -29,7 +29,7 @@ export interface KillTiming {
 export type Reboot = { instance: ProcessInstance } | { failure: ProcessBootFailed };
 
 /** Whose reboot it is. */
-export function rebootUuid(reboot: Reboot): string {
+function rebootUuid(reboot: Reboot): string {
   return 'instance' in reboot ? reboot.instance.uuid : reboot.failure.uuid;
 }
 

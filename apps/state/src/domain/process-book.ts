@@ -21,7 +21,7 @@ export interface ProcessRecord {
 }
 
 /** Whether a fact was seen before, and the table row it changed (only when the table is live). */
-export interface BookEntry {
+interface BookEntry {
   fresh: boolean;
   changed?: ProcessInstance;
 }

@@ -6,7 +6,7 @@
  */
 import { LIMITS, type ProcessInstance } from '@kpm/contracts';
 
-export interface PsPage {
+interface PsPage {
   processes: ProcessInstance[];
   /** More processes follow the page. */
   more: boolean;

@@ -4,7 +4,7 @@
  */
 import { processQueryMatcher, type ProcessInstance, type ProcessQuery } from '@kpm/contracts';
 
-export type InstanceMatcher = (instance: ProcessInstance) => boolean;
+type InstanceMatcher = (instance: ProcessInstance) => boolean;
 
 export function instanceMatcher(query: ProcessQuery): InstanceMatcher {
   const matches = processQueryMatcher(query);

@@ -5,7 +5,7 @@ import { EventsQuery, validated } from './query-params';
 import { StreamLimit } from './stream-limit';
 
 /** A quiet stream still sends this often, so proxies and clients can tell it is alive. */
-export const EVENTS_HEARTBEAT_MS = 10_000;
+const EVENTS_HEARTBEAT_MS = 10_000;
 
 /**
  * `GET /v1/events`: Server-Sent Events of completions, terminations and broadcasts as they are

@@ -18,7 +18,7 @@ import type { Observable } from 'rxjs';
 import { KpmSettings } from '@kpm/config';
 
 /** A refused client tries again after this long (the page's own reconnect waits as long). */
-export const STREAM_RETRY_AFTER_SECONDS = 5;
+const STREAM_RETRY_AFTER_SECONDS = 5;
 
 @Injectable()
 export class StreamSlots {

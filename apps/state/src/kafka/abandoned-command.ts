@@ -15,7 +15,7 @@ import type { InboundRecord } from '@kpm/kafka';
 import type { AbandonedCommand } from '../domain/answered-commands';
 import { timeOf } from './fact-time';
 
-export interface AbandonedCommandRecord {
+interface AbandonedCommandRecord {
   abandoned: AbandonedCommand;
   session: string;
   time: number;

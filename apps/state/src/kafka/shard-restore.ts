@@ -25,7 +25,7 @@ import { timeOf } from './fact-time';
 import { entriesOf, SnapshotCollector, type StoredSnapshot } from './snapshot-records';
 
 /** Longest stretch of replay between two turns of the event loop. */
-export const SLICE_MS = 20;
+const SLICE_MS = 20;
 /**
  * Offsets read first from the end of a snapshot partition: the commit marker of the last
  * snapshot's transaction (it takes an offset), its head and up to 2 parts (or tombstones) before

@@ -12,7 +12,7 @@ import { EventLoopSlices } from '@kpm/common';
 import type { InboundRecord, TransactionalRecord } from '@kpm/kafka';
 import type { SnapshotEntry } from '../domain/state-shard';
 
-export const SNAPSHOT_FORMAT = 'kpm.state-snapshot/1';
+const SNAPSHOT_FORMAT = 'kpm.state-snapshot/1';
 /** Each part stays far below the topic's `max.message.bytes` and parses in a few ms. */
 export const PART_BYTES = 512 * 1024;
 
@@ -26,7 +26,7 @@ export interface SnapshotPositions {
   processesFrom: Record<string, string>;
 }
 
-export interface SnapshotHead extends SnapshotPositions {
+interface SnapshotHead extends SnapshotPositions {
   format: typeof SNAPSHOT_FORMAT;
   snapshotId: string;
   shard: number;

@@ -49,7 +49,7 @@ export abstract class StateKafka {
 }
 
 /** The clock of deadlines and snapshots (the system clock unless a test provides one). */
-export const STATE_CLOCK = 'kpm.state.clock';
+const STATE_CLOCK = 'kpm.state.clock';
 
 @Injectable()
 export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy {

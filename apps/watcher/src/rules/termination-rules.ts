@@ -18,7 +18,7 @@ import {
 /** The watch event types a verdict can be asked for; `ADDED` also stands for a listed pod. */
 export type { PodEventType };
 
-export interface TerminationFailureDetail {
+interface TerminationFailureDetail {
   containerName?: string;
   containerType?: ContainerType;
   containerReason?: string;
@@ -39,13 +39,13 @@ export interface TerminalVerdict {
   finishedAt?: string;
 }
 
-export type Verdict = TerminalVerdict | { terminal: false };
+type Verdict = TerminalVerdict | { terminal: false };
 
 const NOT_TERMINAL: Verdict = { terminal: false };
 
 /** drunc's reasons: a pod that Succeeded, and one deleted after it ran. */
-export const GRACEFUL_SHUTDOWN = 'GracefulShutdown';
-export const POD_DELETED = 'PodDeleted';
+const GRACEFUL_SHUTDOWN = 'GracefulShutdown';
+const POD_DELETED = 'PodDeleted';
 
 type PodFacts = Pick<TerminationFailureDetail, 'podReason' | 'podMessage'>;
 
@@ -185,7 +185,7 @@ function mainStatus(pod: V1Pod, mains: V1ContainerStatus[]): V1ContainerStatus |
  * deleted while it was still being created (a volume not yet mountable): the process never ran.
  * It is no verdict on the process (k8s #104107, #82218): the end is the pod's deletion.
  */
-export const CONTAINER_STATUS_UNKNOWN = 'ContainerStatusUnknown';
+const CONTAINER_STATUS_UNKNOWN = 'ContainerStatusUnknown';
 
 /**
  * The current terminated state, or the last one (restartPolicy Never rarely needs it); never

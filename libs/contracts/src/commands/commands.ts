@@ -130,7 +130,7 @@ export class FlushCommand extends ActingQueryCommand {}
  * Where a ps page starts: after the process `<session>/<name>/<uuid>`, the sort key (session,
  * name, uuid) of the last process of the previous page, as its completion's `nextCursor` says.
  */
-export const PS_CURSOR = /^[a-z0-9-]{1,63}\/[a-z0-9-]{1,63}\/[0-9a-f-]{36}$/;
+const PS_CURSOR = /^[a-z0-9-]{1,63}\/[a-z0-9-]{1,63}\/[0-9a-f-]{36}$/;
 
 /**
  * List processes, answered by the state service from its table in pages of at most `limit`

@@ -11,11 +11,11 @@ import { Matches, MaxLength, ValidateBy, ValidateNested } from 'class-validator'
 import { DNS_SUBDOMAIN, ENV_NAME } from '../validation/rules';
 
 /** A Secret's name: a DNS-1123 subdomain of at most 253 characters. */
-export const SECRET_NAME_MAX = 253;
+const SECRET_NAME_MAX = 253;
 const SECRET_NAME_MESSAGE =
   'must be the name of a Kubernetes Secret (a DNS-1123 subdomain: lower-case letters, digits, "-" and ".")';
 /** A key of a Secret's data. */
-export const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
+const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
 /** At most this many variables from Secrets, and Secrets taken whole, per process. */
 export const MAX_SECRET_ENV = 100;
 export const MAX_ENV_FROM = 16;
@@ -71,7 +71,7 @@ export class EnvFromSecret {
  * Why a process's `secretEnv` cannot be: a variable named twice, or also given a value in
  * `env` (the value would leave it on Kafka after all), or USER (kpm sets it to the command's user).
  */
-export function secretEnvReason(
+function secretEnvReason(
   secretEnv: unknown,
   env: Record<string, string> | undefined,
 ): string | undefined {

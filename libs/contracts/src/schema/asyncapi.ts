@@ -32,7 +32,7 @@ export interface ServiceOperation {
   summary: string;
 }
 
-export const SERVICE_OPERATIONS: readonly ServiceOperation[] = [
+const SERVICE_OPERATIONS: readonly ServiceOperation[] = [
   {
     service: 'clients',
     action: 'send',

@@ -28,7 +28,7 @@ function stringMap(rule: StringMapRule): JsonSchema {
 const UUID_SCHEMA: JsonSchema = { type: 'string', format: 'uuid' };
 
 /** Schemas of the custom constraints, by the `name` given to `ValidateBy`. */
-export const CUSTOM_CONSTRAINT_SCHEMAS: Record<string, JsonSchema> = {
+const CUSTOM_CONSTRAINT_SCHEMAS: Record<string, JsonSchema> = {
   isSafeAbsolutePath: {
     type: 'string',
     description: 'An absolute path without ".." segments.',

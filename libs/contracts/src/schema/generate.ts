@@ -15,7 +15,7 @@ export const ASYNCAPI_FILE = 'docs/asyncapi.yaml';
 export const EXAMPLES_DIR = 'examples/records';
 
 /** Object keys sorted at every depth (arrays keep their order): output independent of code order. */
-export function sortKeys(value: unknown): unknown {
+function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(

@@ -24,7 +24,7 @@ export const MAX_REGEX_LENGTH = 256;
  * RE2 allows counts up to 1000, but `{n}` copies its operand n times and compiling a thousand
  * copies takes a sizeable fraction of a second; kpm's names are at most 63 characters anyway.
  */
-export const MAX_REPEAT_COUNT = 100;
+const MAX_REPEAT_COUNT = 100;
 const REPEAT = /\{(\d+)(?:,(\d*))?\}/g;
 
 /** A compiled pattern; `test` searches it anywhere in the name, like drunc's `re.search`. */

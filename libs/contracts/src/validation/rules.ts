@@ -19,7 +19,7 @@ import {
 
 /** RFC 1123 label (≤ 63 characters): session names become namespaces, process names pods. */
 export const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-export const DNS_LABEL_MESSAGE =
+const DNS_LABEL_MESSAGE =
   'must be a DNS-1123 label: at most 63 lower-case letters, digits or "-", starting and ending with a letter or digit';
 
 /** A user name as the DAQ records it (a Unix login or service account); also used in labels. */
@@ -29,16 +29,16 @@ export const USER_NAME_MESSAGE =
 
 /** drunc's tree ids: `0`, `1`, `1.2`, `1.2.3` … (the role derives from the depth). */
 export const TREE_ID = /^\d+(\.\d+)*$/;
-export const TREE_ID_MESSAGE = 'must be dot-separated numbers such as "0", "1", "1.2" or "1.2.3"';
+const TREE_ID_MESSAGE = 'must be dot-separated numbers such as "0", "1", "1.2" or "1.2.3"';
 
 /** POSIX portable environment variable names. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Kubernetes qualified names (label/annotation keys, resource names): `[prefix/]name`. */
-export const QUALIFIED_NAME =
+const QUALIFIED_NAME =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 /** Kubernetes label values: empty, or at most 63 characters starting and ending alphanumeric. */
-export const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 /** Kubernetes resource quantities such as `500m`, `2`, `1.5Gi`, `64Mi`, `1e3`. */
 export const QUANTITY = /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
 /** RFC 1123 subdomain: dot-separated DNS labels (node names, the label domain, Lease names). */
@@ -165,7 +165,7 @@ export const STRING_MAP_RULES: Record<StringMapRule['name'], StringMapRule> = {
 };
 
 /** Why a plain `{string: string}` map breaks `rule`, naming the offending key. */
-export function stringMapReason(value: unknown, rule: StringMapRule): string | undefined {
+function stringMapReason(value: unknown, rule: StringMapRule): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return 'must be an object of string values';
   }

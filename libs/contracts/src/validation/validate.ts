@@ -121,7 +121,7 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
 }
 
 /** `joinPath('processes', '3')` → `processes[3]`; `joinPath('processes[3]', 'name')` → `processes[3].name`. */
-export function joinPath(parent: string, property: string | number): string {
+function joinPath(parent: string, property: string | number): string {
   const p = String(property);
   if (p === '') return parent;
   if (/^\d+$/.test(p)) return `${parent}[${p}]`;

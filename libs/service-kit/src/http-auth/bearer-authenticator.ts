@@ -9,10 +9,10 @@ import { jwtVerifierFor, type JwtVerifier, type Verdict } from './jwt-verifier';
 
 /** `missing`: no credentials (RFC 6750 §3.1: no error code); `invalid_token`: bad ones. */
 export type Refusal = { ok: false; error: 'missing' | 'invalid_token'; reason: string };
-export type Authentication = { ok: true; user: string } | Refusal;
+type Authentication = { ok: true; user: string } | Refusal;
 
 /** A bearer token has at most this many characters (JWTs of real providers are ~1–2 KiB). */
-export const MAX_TOKEN_LENGTH = 8192;
+const MAX_TOKEN_LENGTH = 8192;
 
 export class BearerAuthenticator {
   constructor(

@@ -61,7 +61,7 @@ function refuse(response: Response, refusal: Refusal): never {
 }
 
 /** The user the request's token names, or undefined when `http.auth` is off. */
-export function authenticatedUser(request: Request): string | undefined {
+function authenticatedUser(request: Request): string | undefined {
   return (request as AuthenticatedRequest)[USER];
 }
 

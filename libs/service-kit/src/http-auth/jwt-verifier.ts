@@ -16,7 +16,7 @@ import type { HttpAuthConfig } from '@kpm/config';
 import { USER_NAME } from '@kpm/contracts/validation/rules';
 
 /** Clocks of the provider and of kpm may differ this much. */
-export const CLOCK_TOLERANCE_SECONDS = 30;
+const CLOCK_TOLERANCE_SECONDS = 30;
 
 export type Verdict = { ok: true; user: string } | { ok: false; reason: string };
 

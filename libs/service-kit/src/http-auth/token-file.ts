@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { USER_NAME, USER_NAME_MESSAGE } from '@kpm/contracts/validation/rules';
 
 /** Shorter tokens are guessable; 16 characters of a random token are 96 bits at least. */
-export const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = 16;
 
-export class TokenFileError extends Error {
+class TokenFileError extends Error {
   constructor(file: string, problem: string) {
     super(`http.auth.tokenFile (${file}): ${problem}`);
     this.name = 'TokenFileError';
