@@ -6,7 +6,7 @@
  */
 import { getMetadataStorage } from 'class-validator';
 import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
-import type { FieldError } from './validate';
+import type { FieldError } from './field-error';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultMetadataStorage: typeStorage } = require('class-transformer/cjs/storage') as {

@@ -12,12 +12,9 @@ import {
   MAX_ERROR_PATH_LENGTH,
   MAX_FIELD_ERRORS,
 } from './bounded-text';
+import type { FieldError } from './field-error';
 
-/** One reason a message was refused; `path` is empty only for the value as a whole. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export type { FieldError } from './field-error';
 
 /** A contract class, optionally with rules that span fields (e.g. unique names in a boot). */
 export interface ContractClass<T extends object = object> {
