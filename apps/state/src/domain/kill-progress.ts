@@ -55,7 +55,7 @@ export function processTerminated(
 
 /** Kills whose `timeoutSeconds` passed complete as timed_out with what is still pending. */
 export function expireKills(memory: ShardMemory): Effect[] {
-  const now = memory.clock();
+  const now = memory.now();
   const out: Effect[] = [];
   for (const kill of [...memory.kills.values()]) {
     if (kill.deadline > now) continue;

@@ -13,7 +13,7 @@ import { ProcessBook } from './process-book';
 import { RecentIds } from './recent-ids';
 import { shardLimits, type ShardLimits } from './shard-limits';
 
-export type Clock = () => number;
+export type Now = () => number;
 
 /** A boot's outcome for one process: its running instance or why it failed to start. */
 export type BootFact = ProcessInstance | ProcessBootFailed;
@@ -30,7 +30,7 @@ export class ShardMemory {
   private readonly early = new Map<string, BootFact[]>();
 
   constructor(
-    readonly clock: Clock,
+    readonly now: Now,
     private readonly limits: ShardLimits = shardLimits(),
   ) {
     this.book = new ProcessBook(limits.forgottenPods);
@@ -61,7 +61,7 @@ export class ShardMemory {
   complete(input: Omit<CompletionInput, 'completedAt'>): Effect[] {
     this.answered(input.commandId);
     // Completions are published in a replay too: if the replay finds one due, it was never written.
-    return completionEffects({ ...input, completedAt: this.clock() });
+    return completionEffects({ ...input, completedAt: this.now() });
   }
 
   /**

@@ -25,11 +25,11 @@ import { acceptKill, expireKills, nextKillDeadline, processTerminated } from './
 import { describeOpen, type OpenCommand } from './open-commands';
 import type { ProcessTable } from './process-table';
 import type { ShardLimits } from './shard-limits';
-import { ShardMemory, type Clock } from './shard-memory';
+import { ShardMemory, type Now } from './shard-memory';
 import { snapshotEntries, SnapshotLoader, type SnapshotEntry } from './shard-snapshot';
 import { answerPs, flushDead, type ProcessDirectory, type TableCommand } from './table-commands';
 
-export type { Clock } from './shard-memory';
+export type { Now } from './shard-memory';
 export type { OpenCommand } from './open-commands';
 export type { ProcessDirectory } from './table-commands';
 export { shardLimits, type ShardLimits } from './shard-limits';
@@ -39,13 +39,13 @@ export class StateShard {
   private readonly memory: ShardMemory;
 
   constructor(
-    clock: Clock = Date.now,
+    now: Now = Date.now,
     private readonly directory?: ProcessDirectory,
     /** Users who may flush any session (`security.operatorUsers`). */
     private readonly operators: readonly string[] = [],
     limits?: ShardLimits,
   ) {
-    this.memory = new ShardMemory(clock, limits);
+    this.memory = new ShardMemory(now, limits);
   }
 
   // ---- restore -------------------------------------------------------------------------
