@@ -97,7 +97,7 @@ export class IdRange {
 }
 
 /** `KPM_RUN_AS_UID_RANGE=1000-60000` as an IdRange; anything else fails validation by name. */
-function idRangeOf(raw: string): { min: number; max: number } {
+export function idRangeOf(raw: string): { min: number; max: number } {
   const match = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(raw);
   return match ? { min: Number(match[1]), max: Number(match[2]) } : { min: NaN, max: NaN };
 }

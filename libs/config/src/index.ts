@@ -8,3 +8,4 @@ export * from './kafka-security-settings';
 export * from './drunc-settings';
 export * from './http-auth-settings';
 export * from './gateway-settings';
+export * from './settings-catalog';

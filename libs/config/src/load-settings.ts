@@ -3,17 +3,13 @@ import { hostname } from 'node:os';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
-import { BOOT_WORKER_ENV } from './boot-worker-settings';
-import { GATEWAY_ENV } from './gateway-settings';
-import { HTTP_AUTH_ENV, httpAuthProblems } from './http-auth-settings';
-import { KAFKA_SECURITY_ENV, secretValueProblems } from './kafka-security-settings';
+import { httpAuthProblems } from './http-auth-settings';
+import { secretValueProblems } from './kafka-security-settings';
 import { fromDruncConfiguration, isDruncConfiguration } from './drunc-settings';
 import { isPlainObject } from './plain-object';
 import { renameOldKeys, renameOldVariables } from './setting-aliases';
 import { KpmSettings } from './settings';
-import { SECURITY_ENV } from './security-settings';
-import { STATE_ENV } from './state-settings';
-import { WATCHER_ENV } from './watcher-settings';
+import { ESTABLISHED_ENV, fromEnv, settingsCatalog } from './settings-catalog';
 
 /** Raised at start when configuration is wrong; its message names every offending setting. */
 export class InvalidSettingsError extends Error {
@@ -25,36 +21,23 @@ export class InvalidSettingsError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** Environment variables that override the YAML file, by setting path. */
-const ENV_OVERRIDES: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
-  [
-    'KPM_KAFKA_BROKERS',
-    'kafka.brokers',
-    (raw) =>
-      raw
-        .split(',')
-        .map((b) => b.trim())
-        .filter(Boolean),
-  ],
-  ['KPM_TOPIC_PREFIX', 'kafka.topicPrefix', String],
-  ['KPM_TOPIC_PARTITIONS', 'kafka.partitions', Number],
-  ['KPM_TOPIC_REPLICATION_FACTOR', 'kafka.replicationFactor', Number],
-  ['KPM_TOPIC_MIN_INSYNC_REPLICAS', 'kafka.minInsyncReplicas', Number],
-  ['KPM_MAX_RECORD_BYTES', 'kafka.maxRecordBytes', Number],
-  ...KAFKA_SECURITY_ENV,
-  ['KPM_LABEL_DOMAIN', 'labels.domain', String],
-  ['KPM_HTTP_PORT', 'http.port', Number],
-  ['KPM_HTTP_HOST', 'http.host', String],
-  ...HTTP_AUTH_ENV,
-  ['KPM_INSTANCE', 'instance', String],
-  ['KPM_LOG_FORMAT', 'logFormat', String],
-  ...BOOT_WORKER_ENV,
-  ...WATCHER_ENV,
-  ...STATE_ENV,
-  ...SECURITY_ENV,
-  ...GATEWAY_ENV,
-  ['KUBECONFIG', 'kubeconfig', String],
-];
+/**
+ * Environment variables that override the YAML file, by setting path: every setting's variable by
+ * the one rule (settings-catalog.ts), and the variables some had before it.
+ */
+function envOverrides(): ReadonlyArray<[string, string, (raw: string) => unknown]> {
+  const established = new Set(ESTABLISHED_ENV.map(([name]) => name));
+  return [
+    ...ESTABLISHED_ENV,
+    ...settingsCatalog()
+      .filter(({ env }) => !established.has(env))
+      .map(({ env, path, kind }): [string, string, (raw: string) => unknown] => [
+        env,
+        path,
+        (raw) => fromEnv(kind, raw),
+      ]),
+  ];
+}
 
 /**
  * Settings from defaults (drunc's), then the YAML file named by KPM_CONFIG, then KPM_* variables.
@@ -73,9 +56,9 @@ export function loadSettings(
   );
   const { env, problems } = renameOldVariables(givenEnv, envNameOf);
   if (env.KPM_CONFIG) problems.push(...mergeFile(merged, env.KPM_CONFIG));
-  problems.push(...secretValueProblems(env));
+  problems.push(...secretValueProblems(env), ...namedTwice(env));
   if (problems.length > 0) throw new InvalidSettingsError(problems);
-  for (const [name, path, convert] of ENV_OVERRIDES) {
+  for (const [name, path, convert] of envOverrides()) {
     const raw = env[name];
     if (raw !== undefined && raw !== '') setPath(merged, path, convert(raw));
   }
@@ -102,8 +85,24 @@ function mergeFile(merged: Record<string, unknown>, path: string): string[] {
   return problems;
 }
 
+/** The variable an old variable is read as: the one the setting had before the rule, else the rule's. */
 function envNameOf(path: string): string | undefined {
-  return ENV_OVERRIDES.find(([, settingPath]) => settingPath === path)?.[0];
+  return (
+    ESTABLISHED_ENV.find(([, settingPath]) => settingPath === path)?.[0] ??
+    settingsCatalog().find((setting) => setting.path === path)?.env
+  );
+}
+
+/** A setting given by both its variables (the rule's and the one from before) is an error. */
+function namedTwice(env: Record<string, string | undefined>): string[] {
+  return settingsCatalog().flatMap(({ env: name, establishedEnv }) => {
+    const both = establishedEnv && isSet(env[name]) && isSet(env[establishedEnv]);
+    return both ? [`${establishedEnv} and ${name} are one setting: give only one of them`] : [];
+  });
+}
+
+function isSet(value: string | undefined): boolean {
+  return value !== undefined && value !== '';
 }
 
 function readYaml(file: string): Record<string, unknown> {
