@@ -52,9 +52,11 @@ const HUGEPAGE_SIZES = ['2Mi', '1Gi'] as const;
  * network when the operator allows it (docs/design.md §6.3 "The readout profile").
  */
 export class ReadoutProfileConfig {
+  /** A readout application's cpu, request = limit (Guaranteed QoS). */
   @Matches(QUANTITY, { message: 'cpu must be a Kubernetes quantity such as "8" or "7500m"' })
   cpu!: string;
 
+  /** Its memory, request = limit. */
   @Matches(QUANTITY, { message: 'memory must be a Kubernetes quantity such as "32Gi"' })
   memory!: string;
 
@@ -63,6 +65,7 @@ export class ReadoutProfileConfig {
   @Matches(QUANTITY, { message: 'hugepages must be a Kubernetes quantity such as "2Gi"' })
   hugepages?: string;
 
+  /** The hugepage size: `2Mi` or `1Gi`. */
   @IsIn(HUGEPAGE_SIZES, {
     message: `hugepagesPageSize must be one of ${HUGEPAGE_SIZES.join(', ')}`,
   })

@@ -23,18 +23,23 @@ export class KafkaSslConfig {
   @IsBoolean()
   enabled?: boolean;
 
+  /** The CA bundle (PEM) the brokers' certificates are checked against. */
   @IsOptionalFile()
   caFile?: string;
 
+  /** The client certificate (PEM), for brokers that authenticate clients by TLS. */
   @IsOptionalFile()
   certFile?: string;
 
+  /** The client certificate's key (PEM). */
   @IsOptionalFile()
   keyFile?: string;
 
+  /** A file holding the key's passphrase (never the passphrase itself). */
   @IsOptionalFile()
   keyPasswordFile?: string;
 
+  /** The name the brokers' certificates must carry, when it is not the host connected to. */
   @IsOptional()
   @IsString()
   serverName?: string;
@@ -43,16 +48,20 @@ export class KafkaSslConfig {
 const SASL_MECHANISMS = ['scram-sha-256', 'scram-sha-512', 'oauthbearer'] as const;
 
 export class KafkaSaslConfig {
+  /** `scram-sha-256`, `scram-sha-512` or `oauthbearer`. */
   @IsIn(SASL_MECHANISMS, { message: `mechanism must be one of ${SASL_MECHANISMS.join(', ')}` })
   mechanism!: (typeof SASL_MECHANISMS)[number];
 
+  /** The SCRAM user. */
   @IsOptional()
   @IsString()
   username?: string;
 
+  /** A file holding the SCRAM password (never the password itself). */
   @IsOptionalFile()
   passwordFile?: string;
 
+  /** A file holding the OAUTHBEARER token, read again at every login. */
   @IsOptionalFile()
   tokenFile?: string;
 }

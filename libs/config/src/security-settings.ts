@@ -7,6 +7,7 @@ import { IsArray } from 'class-validator';
 import { IsUserName } from '@kpm/contracts/validation/rules';
 
 export class SecurityConfig {
+  /** Users who may kill, restart, read logs of, flush and terminate any session (not boot into another's). */
   @IsArray()
   @IsUserName({ each: true, message: 'each operator must be a user name' })
   operatorUsers: string[] = [];

@@ -30,16 +30,19 @@ import { WatcherConfig } from './watcher-settings';
 
 /** Kafka connection and topic layout (docs/design.md §2). */
 export class KafkaConfig {
+  /** The bootstrap brokers, `host:port`. */
   @IsArray()
   @ArrayMinSize(1)
   @Matches(/^[^\s:]+:\d{1,5}$/, { each: true, message: 'each broker must be host:port' })
   brokers: string[] = ['127.0.0.1:19092'];
 
+  /** Every topic's name starts with it (`kpm.commands`, …), and so do the consumer groups. */
   @Matches(/^[a-zA-Z0-9._-]{1,100}$/, {
     message: 'topicPrefix may hold letters, digits, ".", "_" and "-"',
   })
   topicPrefix = 'kpm';
 
+  /** Partitions of every session-keyed topic (the same for all: docs/design.md §2). */
   @IsInt()
   @Min(1)
   @Max(1000)
@@ -71,10 +74,10 @@ export class KafkaConfig {
   })
   minInsyncReplicas = 2;
 
+  /** Matches the topics' max.message.bytes (contracts MAX_RECORD_BYTES): a 5000-process boot fits. */
   @IsInt()
   @Min(1024)
   @Max(100 * 1024 * 1024)
-  /** Matches the topics' max.message.bytes (contracts MAX_RECORD_BYTES): a 5000-process boot fits. */
   maxRecordBytes = 8 * 1024 * 1024;
 
   /** TLS to the brokers (kafka-security-settings.ts); absent: plaintext. */
@@ -92,16 +95,19 @@ export class KafkaConfig {
 
 /** drunc's `labels` setting: the domain of every label and finalizer kpm writes. */
 export class LabelConfig {
+  /** drunc's `drunc_label`: `creator.<domain>=kpm`, `uuid.<domain>`, …, finalizer `<domain>/termination-record`. */
   @Matches(DNS_SUBDOMAIN, { message: 'domain must be a DNS subdomain such as drunc.daq' })
   domain = 'drunc.daq';
 }
 
 export class HttpConfig {
+  /** The HTTP port: health, readiness, metrics, and the state service's API and dashboard; 0 picks one. */
   @IsInt()
   @Min(0)
   @Max(65535)
   port = 0;
 
+  /** The address the HTTP server listens on. */
   @IsString()
   host = '127.0.0.1';
 
@@ -143,6 +149,7 @@ export class KpmSettings {
   @Type(() => HttpConfig)
   http = new HttpConfig();
 
+  /** The kubeconfig file; unset: in-cluster credentials, else `~/.kube/config`. */
   @IsOptional()
   @IsString()
   kubeconfig?: string;
@@ -157,11 +164,13 @@ export class KpmSettings {
   @Type(() => CommandsConfig)
   commands = new CommandsConfig();
 
+  /** drunc's `volumes`: host directories mounted into every pod, `{name, mountPath, hostPath, readOnly}`. */
   @IsArray()
   @ValidateNested({ each: true })
   @Type(() => VolumeConfig)
   volumes: VolumeConfig[] = [];
 
+  /** drunc's `home_path_base`: a process's HOME is `<homePathBase>/<user>`, mounted from the host (unset: `/home/<user>`, not mounted). */
   @IsOptional()
   @Matches(ABSOLUTE_PATH, { message: ABSOLUTE_PATH_MESSAGE })
   homePathBase?: string;

@@ -28,6 +28,7 @@ export const DEFAULT_FATAL_WAITING_REASONS = [
 ];
 
 export class WatcherConfig {
+  /** Waiting reasons after which a container never starts: its process has ended (docs/design.md §6.5). */
   @IsArray()
   @ArrayMinSize(1)
   @IsString({ each: true })
@@ -123,6 +124,7 @@ export class WatcherConfig {
   @Matches(DNS_SUBDOMAIN, { message: 'leaseName must be a DNS subdomain' })
   leaseName?: string;
 
+  /** The namespace of that Lease. */
   @Matches(DNS_LABEL, {
     message: 'leaseNamespace must be a DNS-1123 label',
   })

@@ -30,7 +30,10 @@ function sortKeys(value: unknown): unknown {
  * them. Prettier 3 loads its core with a dynamic import, which jest's CommonJS runtime cannot
  * do, so one plain Node process formats every file at once.
  */
-function formatWithPrettier(files: Record<string, string>, root: string): Record<string, string> {
+export function formatWithPrettier(
+  files: Record<string, string>,
+  root: string,
+): Record<string, string> {
   const script = `
     const prettier = require('prettier');
     const files = JSON.parse(require('fs').readFileSync(0, 'utf8'));
