@@ -28,6 +28,9 @@ import { SecurityConfig } from './security-settings';
 import { StateConfig } from './state-settings';
 import { WatcherConfig } from './watcher-settings';
 
+/** The log levels, most severe first. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
 /** Kafka connection and topic layout (docs/design.md §2). */
 export class KafkaConfig {
   /** The bootstrap brokers, `host:port`. */
@@ -133,9 +136,16 @@ export class KpmSettings {
   @IsString()
   instance = 'local';
 
-  /** `json`: one JSON object per log line, with the command id and session as fields. */
+  /**
+   * `json`: one JSON object per log line, with level, service, context and the command's id,
+   * session and trace as fields (what the deploy kit sets); `text`: one readable line each.
+   */
   @IsIn(['text', 'json'], { message: 'logFormat must be "text" or "json"' })
   logFormat: 'text' | 'json' = 'text';
+
+  /** The least severe level logged: `fatal`, `error`, `warn`, `info`, `debug` or `trace`. */
+  @IsIn(LOG_LEVELS, { message: `logLevel must be one of ${LOG_LEVELS.join(', ')}` })
+  logLevel: (typeof LOG_LEVELS)[number] = 'info';
 
   @ValidateNested()
   @Type(() => KafkaConfig)

@@ -1,63 +1,91 @@
+import { Writable } from 'node:stream';
 import { withCause } from '@kpm/contracts';
 import { loadSettings } from '@kpm/config';
-import { KpmJsonLogger, LOG_LEVELS, serviceLogger } from './kpm-logger';
+import { serviceLogger, type LogSettings } from './kpm-logger';
 
-function captured(work: () => void): Array<Record<string, unknown>> {
-  const lines: string[] = [];
-  const write = jest
-    .spyOn(process.stdout, 'write')
-    .mockImplementation((chunk: string | Uint8Array) => lines.push(String(chunk)) > 0);
-  try {
-    work();
-  } finally {
-    write.mockRestore();
-  }
-  return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+/** A logger of these settings writing into a list of parsed JSON lines. */
+function jsonLogger(settings: Partial<LogSettings> = {}) {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = serviceLogger({ logFormat: 'json', ...settings }, sink);
+  return { logger, lines };
 }
 
-describe('KpmJsonLogger', () => {
-  const cause = {
-    commandId: 'c-1',
-    session: 'run-7',
-    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
-  };
+const cause = {
+  commandId: 'c-1',
+  session: 'run-7',
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+};
 
-  it('writes one JSON object per line with the command id, session and trace as fields', () => {
-    const logger = new KpmJsonLogger();
-    const [line] = captured(() => withCause(cause, () => logger.log('booted ru-01', 'Booter')));
-    expect(line).toMatchObject({
-      level: 'log',
-      message: 'booted ru-01',
-      context: 'Booter',
-      ...cause,
-    });
+describe('the service logger (pino under Nest)', () => {
+  it('writes one JSON object per line: level, message, context, service, and the command it serves', () => {
+    const { logger, lines } = jsonLogger({ service: 'boot-worker', instance: 'bw-1' });
+    withCause(cause, () => logger.log('booted ru-01', 'Booter'));
+    expect(lines).toEqual([
+      {
+        level: 'info',
+        time: expect.any(String),
+        message: 'booted ru-01',
+        context: 'Booter',
+        service: 'boot-worker',
+        instance: 'bw-1',
+        ...cause,
+      },
+    ]);
   });
 
   it('has no command fields outside a command', () => {
-    const [line] = captured(() => new KpmJsonLogger().warn('idle', 'Runner'));
-    expect(line).toMatchObject({ level: 'warn', message: 'idle' });
-    expect(line).not.toHaveProperty('commandId');
+    const { logger, lines } = jsonLogger();
+    logger.warn('idle', 'Runner');
+    expect(lines[0]).toMatchObject({ level: 'warn', message: 'idle', context: 'Runner' });
+    expect(lines[0]).not.toHaveProperty('commandId');
   });
 
-  it.each([
-    ['text', LOG_LEVELS],
-    ['json', expect.any(KpmJsonLogger)],
-  ] as const)('format %s → %p', (format, expected) => {
-    expect(serviceLogger(format)).toEqual(expected);
+  it("keeps an error's stack, as Nest passes it", () => {
+    const { logger, lines } = jsonLogger();
+    logger.error('restore failed', 'Error: boom\n    at restore (x.ts:1:1)', 'StateCoordinator');
+    expect(lines[0]).toMatchObject({
+      level: 'error',
+      message: 'restore failed',
+      stack: expect.stringContaining('at restore'),
+      context: 'StateCoordinator',
+    });
+  });
+
+  it.each<[LogSettings['logLevel'], string[]]>([
+    ['info', ['info', 'warn', 'error']],
+    ['warn', ['warn', 'error']],
+    ['debug', ['debug', 'info', 'warn', 'error']],
+    ['trace', ['trace', 'debug', 'info', 'warn', 'error']],
+  ])('logLevel %s writes %j', (logLevel, levels) => {
+    const { logger, lines } = jsonLogger({ logLevel });
+    logger.verbose('v');
+    logger.debug('d');
+    logger.log('i');
+    logger.warn('w');
+    logger.error('e');
+    expect(lines.map((l) => l.level)).toEqual(levels);
   });
 });
 
-describe('KPM_LOG_FORMAT', () => {
+describe('KPM_LOG_FORMAT and KPM_LOG_LEVEL', () => {
   it.each([
-    [{}, 'text'],
-    [{ KPM_LOG_FORMAT: 'json' }, 'json'],
-  ])('%j → %s', (env, format) => {
-    expect(loadSettings('state', env).logFormat).toBe(format);
+    [{}, 'text', 'info'],
+    [{ KPM_LOG_FORMAT: 'json', KPM_LOG_LEVEL: 'debug' }, 'json', 'debug'],
+  ])('%j → %s, %s', (env, format, level) => {
+    const settings = loadSettings('state', env);
+    expect([settings.logFormat, settings.logLevel]).toEqual([format, level]);
   });
 
-  it('refuses another format, naming the setting', () => {
-    expect(() => loadSettings('state', { KPM_LOG_FORMAT: 'xml' })).toThrow(
-      'logFormat must be "text" or "json"',
-    );
+  it.each([
+    [{ KPM_LOG_FORMAT: 'xml' }, 'logFormat must be "text" or "json"'],
+    [{ KPM_LOG_LEVEL: 'loud' }, 'logLevel must be one of fatal, error, warn, info, debug, trace'],
+  ])('refuses %j, naming the setting', (env, message) => {
+    expect(() => loadSettings('state', env)).toThrow(message);
   });
 });

@@ -40,7 +40,7 @@ export async function runService(
   const logger = new Logger(settings.service);
   const app = await NestFactory.create(module, {
     bufferLogs: false,
-    logger: serviceLogger(settings.logFormat),
+    logger: serviceLogger(settings),
   });
   app.enableShutdownHooks();
   if (consumer) {
