@@ -31,6 +31,18 @@ export function invokingUser(): string {
 export async function withClient<T>(
   work: (client: ProcessManagerClient) => Promise<T>,
 ): Promise<T> {
+  const { client, brokers } = openClient();
+  try {
+    return await work(client);
+  } catch (error) {
+    throw explainKafkaError(error, brokers);
+  } finally {
+    await client.close();
+  }
+}
+
+/** A client under the CLI's settings, acting as the invoking user; the caller closes it. */
+export function openClient(): { client: ProcessManagerClient; brokers: readonly string[] } {
   const settings = cliSettings();
   const client = connectProcessManager({
     brokers: settings.kafka.brokers,
@@ -42,17 +54,11 @@ export async function withClient<T>(
     // kill, restart, logs and flush act as this user; the services refuse others' sessions.
     user: invokingUser(),
   });
-  try {
-    return await work(client);
-  } catch (error) {
-    throw explainKafkaError(error, settings.kafka.brokers);
-  } finally {
-    await client.close();
-  }
+  return { client, brokers: settings.kafka.brokers };
 }
 
 /** kafkajs' errors in one line, with what to do when the broker cannot be reached. */
-function explainKafkaError(error: unknown, brokers: readonly string[]): unknown {
+export function explainKafkaError(error: unknown, brokers: readonly string[]): unknown {
   if (!(error instanceof Error) || !error.name.startsWith('KafkaJS')) return error;
   const messages = [error.message];
   if (error.cause instanceof Error && error.cause.message !== error.message) {

@@ -30,16 +30,21 @@ export async function report(
 ): Promise<CommandResult> {
   try {
     const result = await send();
-    if (result.completion) printCompletion(result.completion, options);
-    else if (options.json) printJson(result);
-    else {
-      console.log(
-        `sent ${options.command.replace(/^kpm /, '')} ${result.commandId} (session ${result.session}); follow it with: npx kpm tail --session ${result.session}`,
-      );
-    }
+    printResult(result, options);
     return result;
   } catch (error) {
     throw outcomeError(options, error);
+  }
+}
+
+/** The completion, or (without `--wait`) that the command was sent and how to follow it. */
+export function printResult(result: CommandResult, options: ReportOptions): void {
+  if (result.completion) printCompletion(result.completion, options);
+  else if (options.json) printJson(result);
+  else {
+    console.log(
+      `sent ${options.command.replace(/^kpm /, '')} ${result.commandId} (session ${result.session}); follow it with: npx kpm tail --session ${result.session}`,
+    );
   }
 }
 

@@ -1,11 +1,11 @@
 /** How boot, kill and terminate send their command: a fresh id, a progress bar while waiting. */
 import { randomUUID } from 'node:crypto';
 import type { CommandResult, ProcessManagerClient } from '@kpm/client';
-import { withClient } from './cli-context';
-import { report } from './command-outcome';
+import { explainKafkaError, openClient } from './cli-context';
+import { outcomeError, printResult } from './command-outcome';
 import type { WaitFlags } from './options';
 import type { ProgressKind } from './progress/command-progress';
-import { withProgress } from './progress/with-progress';
+import { showProgress } from './progress/with-progress';
 
 interface CommandToSend {
   /** `kill`: how errors are prefixed. */
@@ -19,8 +19,9 @@ interface CommandToSend {
 }
 
 /**
- * Sends a command under a fresh id and reports its outcome; while `--wait` waits for the
- * completion, a progress bar follows the session's events.
+ * Sends a command under a fresh id and reports its outcome: a client, a progress bar while
+ * `--wait` waits for the completion (fed by the session's events), the command, its outcome on
+ * the terminal and in the exit code.
  */
 export async function sendCommand(
   what: CommandToSend,
@@ -28,11 +29,17 @@ export async function sendCommand(
   send: (client: ProcessManagerClient, commandId: string) => Promise<CommandResult>,
 ): Promise<void> {
   const commandId = randomUUID();
-  await withClient((client) => {
-    const sendIt = () => send(client, commandId);
-    const plan = { commandId, kind: what.kind, session: what.session, total: what.total };
-    return report({ command: what.command, json: flags.json }, () =>
-      flags.wait ? withProgress(client, plan, sendIt) : sendIt(),
-    );
-  });
+  const options = { command: what.command, json: flags.json };
+  const { client, brokers } = openClient();
+  const plan = { commandId, kind: what.kind, session: what.session, total: what.total };
+  let progress: { stop(): Promise<void> } | undefined;
+  try {
+    if (flags.wait) progress = await showProgress(client, plan);
+    printResult(await send(client, commandId), options);
+  } catch (error) {
+    throw outcomeError(options, explainKafkaError(error, brokers));
+  } finally {
+    await progress?.stop();
+    await client.close();
+  }
 }

@@ -17,28 +17,46 @@ export async function withProgress<T>(
   plan: ProgressPlan,
   work: () => Promise<T>,
 ): Promise<T> {
+  const shown = await showProgress(client, plan);
+  try {
+    return await work();
+  } finally {
+    await shown.stop();
+  }
+}
+
+/**
+ * A progress bar on stderr fed by the session's events, positioned before the command is sent so
+ * no fact is missed; nothing on a stream that is not a terminal, or when the events cannot be
+ * read (no bar is no reason to fail the command). `stop` clears it.
+ */
+export async function showProgress(
+  client: ProcessManagerClient,
+  plan: ProgressPlan,
+): Promise<{ stop(): Promise<void> }> {
+  const none = { stop: () => Promise.resolve() };
   const bar = new ProgressBar(process.stderr, coloursFor(process.stderr));
-  if (!bar.enabled) return work();
+  if (!bar.enabled) return none;
   const progress = new CommandProgress(plan.commandId, plan.kind, plan.total);
   const stream = client.events({
     session: plan.session,
     topics: ['process-events', 'terminations'],
   });
   try {
-    await stream.ready(); // positioned before the command is sent, so no fact is missed
+    await stream.ready();
   } catch {
     await stream.close();
-    return work(); // no bar is no reason to fail the command
+    return none;
   }
   const feeding = (async () => {
     for await (const event of stream) if (progress.observe(event)) bar.update(progress.snapshot());
   })().catch(() => undefined);
   bar.update(progress.snapshot());
-  try {
-    return await work();
-  } finally {
-    await stream.close();
-    await feeding;
-    bar.clear();
-  }
+  return {
+    stop: async () => {
+      await stream.close();
+      await feeding;
+      bar.clear();
+    },
+  };
 }
