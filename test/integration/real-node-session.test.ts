@@ -38,13 +38,14 @@ const onRealNode = (name: string, treeId: string, extra: Partial<ProcessSpec>): 
 
 // drunc's shapes on real ports: the connection server (gunicorn's -b), the root controller
 // (--port), an application. Each listens only after a while, so a boot that did not wait for
-// readiness would create the next pod too early.
+// readiness would create the next pod too early. The application ticks every 2 s: its start
+// line stays within the last 50 lines for 100 s, however slowly the clients below ask.
 const SESSION: ProcessSpec[] = [
   onRealNode('app-1', '0.1.1', {
     executableAndArguments: [
       {
         exec: 'daq_application',
-        args: ['--name', 'app-1', '--log-every', '200ms', '--quit-exit', '3'],
+        args: ['--name', 'app-1', '--log-every', '2s', '--quit-exit', '3'],
       },
     ],
   }),

@@ -22,6 +22,8 @@ export const BACKOFF = {
   stateView: { initialMs: 250, maxMs: 10_000 },
   /** Topics just created, waiting for their leaders. */
   topicLeaders: { initialMs: 50, maxMs: 1_000 },
+  /** ACLs just created, until the broker's authorizer enforces them. */
+  aclsEnforced: { initialMs: 50, maxMs: 1_000 },
 } as const satisfies Record<string, BackoffPolicy>;
 
 export interface RetryOptions {

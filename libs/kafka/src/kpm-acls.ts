@@ -7,10 +7,13 @@
  */
 import {
   AclOperationTypes as Op,
+  type AclEntry,
+  type Admin,
   AclPermissionTypes,
   AclResourceTypes as Resource,
   ResourcePatternTypes,
 } from 'kafkajs';
+import { BACKOFF, retry } from '@kpm/common';
 import { topicName, TOPIC_IDS, type TopicId } from '@kpm/contracts';
 import type { KafkaClient } from './kafka-client';
 import { consumerGroupId } from './kpm-topics';
@@ -136,25 +139,83 @@ const OPERATION = {
   'idempotent-write': Op.IDEMPOTENT_WRITE,
 } as const;
 
-/** Creates the grants (idempotent: an existing ACL is kept). Needs a principal allowed to alter ACLs. */
-export async function applyAcls(kafka: KafkaClient, acls: readonly KpmAcl[]): Promise<void> {
+/**
+ * Creates the grants (idempotent: an existing ACL is kept), then waits until the broker enforces
+ * them. Needs a principal allowed to alter ACLs. A KRaft broker forwards CreateAcls to the
+ * controller and answers once the controller has committed them; its own authorizer applies
+ * them when it replays the metadata log, later under load. A client of a principal connecting
+ * in between saw kpm's topics missing (metadata filtered by DESCRIBE) and was refused creating
+ * them. DescribeAcls is answered from that same authorizer, so it says when the grants hold.
+ */
+export async function applyAcls(
+  kafka: KafkaClient,
+  acls: readonly KpmAcl[],
+  deadlineMs = 60_000,
+): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createAcls({
-      acl: acls.map((acl) => ({
-        principal: `User:${acl.principal}`,
-        host: '*',
-        resourceType: RESOURCE[acl.resource],
-        resourceName: acl.name,
-        resourcePatternType: acl.prefixed
-          ? ResourcePatternTypes.PREFIXED
-          : ResourcePatternTypes.LITERAL,
-        operation: OPERATION[acl.operation],
-        permissionType: AclPermissionTypes.ALLOW,
-      })),
-    });
+    await admin.createAcls({ acl: acls.map(aclBinding) });
+    await retry(
+      async () => {
+        const missing = await missingAcls(admin, acls);
+        if (missing.length > 0) throw new AclsNotYetEnforced(missing);
+      },
+      {
+        backoff: BACKOFF.aclsEnforced,
+        deadlineMs,
+        retryable: (e) => e instanceof AclsNotYetEnforced,
+      },
+    );
   } finally {
     await admin.disconnect();
   }
+}
+
+class AclsNotYetEnforced extends Error {
+  constructor(missing: readonly KpmAcl[]) {
+    const named = missing.map((a) => `${a.principal} ${a.operation} ${a.resource} ${a.name}`);
+    super(`the broker does not enforce ${missing.length} ACL(s) yet: ${named.join('; ')}`);
+  }
+}
+
+function aclBinding(acl: KpmAcl): AclEntry {
+  return {
+    principal: `User:${acl.principal}`,
+    host: '*',
+    resourceType: RESOURCE[acl.resource],
+    resourceName: acl.name,
+    resourcePatternType: acl.prefixed
+      ? ResourcePatternTypes.PREFIXED
+      : ResourcePatternTypes.LITERAL,
+    operation: OPERATION[acl.operation],
+    permissionType: AclPermissionTypes.ALLOW,
+  };
+}
+
+/** The grants the broker's authorizer does not list yet. */
+async function missingAcls(admin: Admin, acls: readonly KpmAcl[]): Promise<KpmAcl[]> {
+  const { resources } = await admin.describeAcls({
+    resourceType: Resource.ANY,
+    resourcePatternType: ResourcePatternTypes.ANY,
+    operation: Op.ANY,
+    permissionType: AclPermissionTypes.ANY,
+  });
+  const held = new Set(
+    resources.flatMap((r) =>
+      r.acls.map((a) =>
+        aclKey(a.principal, r.resourceType, r.resourceName, r.resourcePatternType, a.operation),
+      ),
+    ),
+  );
+  return acls.filter((acl) => {
+    const b = aclBinding(acl);
+    return !held.has(
+      aclKey(b.principal, b.resourceType, b.resourceName, b.resourcePatternType, b.operation),
+    );
+  });
+}
+
+function aclKey(...parts: ReadonlyArray<string | number>): string {
+  return parts.join('\u0000');
 }
