@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { Daemon } from '../daemon';
-import { WaitAborted, waitFor } from '../wait';
+import { fileSize, WaitAborted, waitFor } from '../wait';
 import { withFileLock } from '../file-lock';
 import { ensureKafkaInstalled, javaClasspathArgs, javaCommand } from './kafka-install';
 import { describeCluster, warmCoordinators } from '@kpm/kafka';
@@ -193,6 +193,9 @@ export class KafkaBroker implements StackComponent {
       {
         timeoutMs: this.readyTimeoutMs,
         intervalMs: 200,
+        // After an unclean stop the broker recovers every partition's log before it serves
+        // (10,000 partitions of a long-lived test stack: 2 min); its log grows meanwhile.
+        progress: () => fileSize(this.daemon.logFile),
         onTimeout: () => `${this.daemon.logFile}:\n${this.daemon.tail(40)}`,
       },
     );
