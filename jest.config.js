@@ -48,6 +48,7 @@ const serialPatterns = SERIAL_SUITES.map((name) => `/test/integration/${name}\\.
 const integration = {
   ...common,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };
 
 module.exports = {

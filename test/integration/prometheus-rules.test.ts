@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -11,6 +10,7 @@ import { StateModule } from '../../apps/state/src/state.module';
 import { WatcherModule } from '../../apps/watcher/src/watcher.module';
 import { exportedSeries, missingSeries, seriesNamedInRules } from '../support/prometheus';
 import { testSettings } from '../support/services';
+import { uniqueTopicPrefix } from '../support/stack-env';
 
 /**
  * deploy/prometheus: the alerting and recording rules pass promtool (Debian's prometheus
@@ -29,7 +29,7 @@ describe('Prometheus rules for kpm (deploy/prometheus)', () => {
   const metrics: string[] = [];
 
   beforeAll(async () => {
-    const prefix = `prom-${randomBytes(3).toString('hex')}`;
+    const prefix = uniqueTopicPrefix('prom');
     const boot = testSettings('boot-worker', prefix);
     apps.push(
       await runService(BootWorkerModule.register(boot), boot, BootWorkerModule.consumer(boot)),

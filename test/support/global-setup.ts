@@ -1,6 +1,7 @@
 // globalSetup runs outside jest's module mapper: resolve @kpm/* through tsconfig's paths.
 import 'tsconfig-paths/register';
 import { defaultStack, readStackEnv } from '../../libs/stack/src';
+import { nameTestRun } from './test-topics';
 
 /**
  * Integration tests run against the real local stack; bring it up once (idempotent, fast when
@@ -8,6 +9,7 @@ import { defaultStack, readStackEnv } from '../../libs/stack/src';
  * KPM_HOME), and starts or restarts nothing: for checkouts that share one running stack.
  */
 export default async function globalSetup(): Promise<void> {
+  nameTestRun();
   if (process.env.KPM_TEST_STACK === 'reuse') {
     const env = readStackEnv();
     if (!env.KPM_KAFKA_BROKERS)

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readStackEnv } from '@kpm/stack';
+import { recordTestPrefix } from './test-topics';
 
 /**
  * The running local stack's endpoints, as global-setup wrote them, and the topic replication its
@@ -24,7 +25,12 @@ export function stackEnv(): {
   };
 }
 
-/** A topic prefix of its own per test file, so suites never read each other's records. */
+/**
+ * A topic prefix of its own per test file, so suites never read each other's records; its topics
+ * are deleted when the jest run ends (test-topics.ts).
+ */
 export function uniqueTopicPrefix(label: string): string {
-  return `t-${label}-${randomBytes(4).toString('hex')}`;
+  const prefix = `t-${label}-${randomBytes(4).toString('hex')}`;
+  recordTestPrefix(prefix);
+  return prefix;
 }
