@@ -137,6 +137,11 @@ class WatchTerm {
     }
   }
 
+  /**
+   * One timer for every pending release, not a `retry()` per pod: when it fires it applies the
+   * tracker's pending set as it is then (grown or shrunk meanwhile); the delay is the shared
+   * backoff rule.
+   */
   private retryReleasesLater(): void {
     if (this.releaseRetry || this.signal.aborted) return;
     const retry = new AbortController();

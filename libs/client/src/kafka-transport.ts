@@ -3,7 +3,6 @@
  * group-less reading from fixed start offsets (`readFromPositions`). Start offsets are read with
  * the admin API *before* `subscribe` resolves, so nothing written afterwards can be missed.
  */
-import { randomUUID } from 'node:crypto';
 import type { EncodedRecord } from '@kpm/contracts';
 import {
   createKafkaClient,
@@ -14,6 +13,7 @@ import {
   type KafkaSecuritySettings,
   type OAuthBearerTokenProvider,
   type PositionedReader,
+  privateGroupId,
 } from '@kpm/kafka';
 import { PublishBatcher } from './publish-batcher';
 import type { ClientTransport, SubscribeRequest, Subscription } from './transport';
@@ -76,7 +76,7 @@ export class KafkaTransport implements ClientTransport {
 
   async subscribe(request: SubscribeRequest): Promise<Subscription> {
     const reader = await readFromPositions(this.kafka, {
-      groupId: `${this.clientId}-${randomUUID()}`,
+      groupId: privateGroupId(this.clientId),
       topics: request.topics,
       next: await this.startOffsets(request.topics, request.from),
       fromBeginning: request.from === 'earliest',

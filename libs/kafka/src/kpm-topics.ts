@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { topicSpecs, type TopicSpec } from '@kpm/contracts';
 import type { KafkaSettings } from './kafka-settings';
 
@@ -25,4 +26,13 @@ type GroupService = 'boot-worker' | 'state';
  */
 export function consumerGroupId(topicPrefix: string, service: GroupService): string {
   return `${topicPrefix}-${service}`;
+}
+
+/**
+ * The group of one private reader (a history read, the state's view, a client's subscription):
+ * it never commits and no other member joins it, so it is unique per reader; `owner` names it
+ * in the broker's logs and in ACLs granted by prefix.
+ */
+export function privateGroupId(owner: string): string {
+  return `${owner}-${randomUUID()}`;
 }

@@ -4,12 +4,12 @@
  * a rebalance. kafkajs has no manual assignment, so a private consumer group with no commits
  * does the reading (deleted afterwards); partitions nobody asked for are paused.
  */
-import { randomUUID } from 'node:crypto';
 import type { Consumer } from 'kafkajs';
 import { EventLoopSlices } from '@kpm/common';
 import { CatchUp } from './catch-up';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
+import { privateGroupId } from './kpm-topics';
 import { deletePrivateGroup, withAdmin } from './shared-admin';
 
 export interface HistoryRequest {
@@ -49,7 +49,7 @@ export async function readPartitionHistory(
     [...targets].filter(([, t]) => t.end > t.start).map(([k, t]) => [k, t.end]),
   );
   if (open.done) return { records: 0 };
-  const groupId = `${options.label}-history-${randomUUID()}`;
+  const groupId = privateGroupId(`${options.label}-history`);
   const consumer = kafka.consumer({
     groupId,
     maxWaitTimeInMs: 250,

@@ -4,7 +4,6 @@
  * completions, terminations and broadcasts for `/v1/events`. With several replicas each one
  * shows every session; the partition owners write, the views follow within milliseconds.
  */
-import { randomUUID } from 'node:crypto';
 import {
   Inject,
   Injectable,
@@ -23,7 +22,7 @@ import {
 } from '@kpm/contracts';
 import { BACKOFF, errorText, EventLoopSlices, retry } from '@kpm/common';
 import { KpmSettings } from '@kpm/config';
-import { TopicFollower, type InboundRecord, type KafkaClient } from '@kpm/kafka';
+import { privateGroupId, TopicFollower, type InboundRecord, type KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
 import { byName } from '../domain/process-table';
 import { instanceMatcher } from '../domain/query-match';
@@ -109,7 +108,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private async start(): Promise<void> {
     const prefix = this.settings.kafka.topicPrefix;
     this.follower = new TopicFollower(this.kafka, {
-      groupId: `${prefix}-state-view-${this.settings.instance}-${randomUUID()}`,
+      groupId: privateGroupId(`${prefix}-state-view-${this.settings.instance}`),
       replay: [topicName('processes', prefix), topicName('completions', prefix)],
       live: [topicName('terminations', prefix), topicName('broadcast', prefix)],
       maxBytesPerPartition: this.settings.kafka.maxRecordBytes,
