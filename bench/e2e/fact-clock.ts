@@ -1,7 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import { CompletionType, ProcessEventType, TerminationType, topicName } from '@kpm/contracts';
+import {
+  CommandType,
+  CompletionType,
+  ProcessEventType,
+  TerminationType,
+  topicName,
+} from '@kpm/contracts';
 
 interface Accepted {
   type: string;
@@ -9,13 +15,28 @@ interface Accepted {
   atMs: number;
 }
 
-/** Types whose records we keep; the many `process.booted` facts are skipped unparsed. */
+/** Types whose records we keep; the many boot outcomes are only timed, never parsed. */
 const WANTED = [
   ProcessEventType.bootAccepted,
   ProcessEventType.killAccepted,
   CompletionType.commandCompleted,
   TerminationType.processTerminated,
+  CommandType.boot,
+  CommandType.terminate,
 ];
+const BOOT_OUTCOMES = [ProcessEventType.processBooted, ProcessEventType.processBootFailed];
+const COMMAND_ID = /"commandId":"([^"]+)"/;
+
+/** When a command's records reached Kafka (CreateTime, ms since the epoch). */
+export interface CommandMoments {
+  /** The command record on `kpm.commands`. */
+  commandAtMs?: number;
+  acceptedAtMs: number;
+  /** Its first and last fact: boot outcomes of a boot, the session's terminations of a kill. */
+  firstFactAtMs?: number;
+  lastFactAtMs?: number;
+  completionAtMs: number;
+}
 
 /**
  * When kpm's records reached Kafka (their CreateTime): the accepted facts by session, the
@@ -28,6 +49,10 @@ export class FactClock {
   readonly terminations = new Map<string, number>();
   /** The CreateTime of each first termination record, by session (the record's key). */
   readonly terminationsBySession = new Map<string, number[]>();
+  /** Command records by command id (the CloudEvent id). */
+  readonly commands = new Map<string, number>();
+  /** The first and last boot outcome of each boot, by command id. */
+  readonly bootOutcomes = new Map<string, { firstAtMs: number; lastAtMs: number }>();
   private readonly changed = new EventEmitter().setMaxListeners(0);
   private consumer?: Consumer;
 
@@ -45,7 +70,7 @@ export class FactClock {
     this.consumer = kafka.consumer({ groupId: `kpm-bench-${randomUUID()}`, maxWaitTimeInMs: 50 });
     await this.consumer.connect();
     await this.consumer.subscribe({
-      topics: ['process-events', 'completions', 'terminations'].map((t) =>
+      topics: ['commands', 'process-events', 'completions', 'terminations'].map((t) =>
         topicName(t as 'completions', this.prefix),
       ),
       fromBeginning: true,
@@ -62,10 +87,13 @@ export class FactClock {
   private take(value: Buffer | null, atMs: number, key: string): void {
     if (!value) return;
     const text = value.toString('utf8');
+    if (BOOT_OUTCOMES.some((type) => text.includes(type))) return this.outcome(text, atMs);
     if (!WANTED.some((type) => text.includes(type))) return;
-    const event = JSON.parse(text) as { type: string; data: Record<string, unknown> };
+    const event = JSON.parse(text) as { id: string; type: string; data: Record<string, unknown> };
     const data = event.data;
-    if (event.type === CompletionType.commandCompleted) {
+    if (event.type === CommandType.boot || event.type === CommandType.terminate) {
+      this.commands.set(event.id, atMs);
+    } else if (event.type === CompletionType.commandCompleted) {
       this.completions.set(String(data.commandId), { atMs, status: String(data.status) });
     } else if (event.type === TerminationType.processTerminated) {
       if (this.terminations.has(String(data.podUid))) return;
@@ -82,6 +110,14 @@ export class FactClock {
       this.accepted.set(key, list);
     } else return;
     this.changed.emit('record');
+  }
+
+  private outcome(text: string, atMs: number): void {
+    const commandId = COMMAND_ID.exec(text)?.[1];
+    if (!commandId) return;
+    const seen = this.bootOutcomes.get(commandId);
+    if (!seen) this.bootOutcomes.set(commandId, { firstAtMs: atMs, lastAtMs: atMs });
+    else seen.lastAtMs = Math.max(seen.lastAtMs, atMs);
   }
 
   /** Resolves once `check` returns a value (tried on every kept record), or fails after `timeoutMs`. */
@@ -119,7 +155,7 @@ export class FactClock {
     session: string,
     type: string,
     timeoutMs: number,
-  ): Promise<{ acceptedToCompletionMs: number; status: string }> {
+  ): Promise<{ acceptedToCompletionMs: number; status: string; moments: CommandMoments }> {
     return this.until(
       `${type} of ${session} and its completion`,
       () => {
@@ -129,11 +165,29 @@ export class FactClock {
           completion && {
             acceptedToCompletionMs: completion.atMs - accepted.atMs,
             status: completion.status,
+            moments: this.moments(session, accepted, completion.atMs),
           }
         );
       },
       timeoutMs,
     );
+  }
+
+  private moments(session: string, accepted: Accepted, completionAtMs: number): CommandMoments {
+    const moments: CommandMoments = {
+      commandAtMs: this.commands.get(accepted.commandId),
+      acceptedAtMs: accepted.atMs,
+      completionAtMs,
+    };
+    if (accepted.type === ProcessEventType.bootAccepted) {
+      const outcomes = this.bootOutcomes.get(accepted.commandId);
+      return { ...moments, firstFactAtMs: outcomes?.firstAtMs, lastFactAtMs: outcomes?.lastAtMs };
+    }
+    const ended = (this.terminationsBySession.get(session) ?? []).filter(
+      (at) => at >= accepted.atMs && at <= completionAtMs,
+    );
+    if (ended.length === 0) return moments;
+    return { ...moments, firstFactAtMs: Math.min(...ended), lastFactAtMs: Math.max(...ended) };
   }
 
   async stop(): Promise<void> {

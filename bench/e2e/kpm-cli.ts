@@ -33,6 +33,9 @@ export async function buildCompiledCli(): Promise<void> {
 
 export interface CliRun {
   ms: number;
+  /** Wall clock (ms since the epoch) at the spawn and at the exit, to set beside records' CreateTime. */
+  startedAtMs: number;
+  exitedAtMs: number;
   exitCode: number;
   stderr: string;
 }
@@ -44,6 +47,7 @@ export interface CliRun {
  */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
   const started = performance.now();
+  const startedAtMs = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -58,7 +62,13 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     child.on('error', reject);
     child.on('exit', (code) =>
-      resolve({ ms: performance.now() - started, exitCode: code ?? 1, stderr }),
+      resolve({
+        ms: performance.now() - started,
+        startedAtMs,
+        exitedAtMs: Date.now(),
+        exitCode: code ?? 1,
+        stderr,
+      }),
     );
   });
 }

@@ -1,5 +1,6 @@
 import { eventually } from '@kpm/common';
 import { readFileSync } from 'node:fs';
+import { ensureServiceBuilt } from '@kpm/stack';
 import { ServiceProcess } from '../../test/support/service-process';
 import { stackEnv } from '../../test/support/stack-env';
 
@@ -17,8 +18,9 @@ export function rssMb(pid: number): number | undefined {
 }
 
 /**
- * kpm's three services as child processes, the way `kpm services up` runs them, under a topic
- * prefix and label domain of the bench's own; their memory sampled while they run.
+ * kpm's three services as child processes, compiled (`node dist/apps/<service>/src/main.js`, as
+ * kpm's image runs them; built first when a source is newer), under a topic prefix and label
+ * domain of the bench's own; their memory sampled while they run.
  */
 export class KpmServices {
   readonly peakMb: Record<string, number> = {};
@@ -45,9 +47,10 @@ export class KpmServices {
     };
   }
 
-  async start(): Promise<void> {
+  async start(log: (message: string) => void = () => undefined): Promise<void> {
     for (const service of SERVICES) {
-      const child = new ServiceProcess(service, this.env(service));
+      const entry = await ensureServiceBuilt(service, log);
+      const child = new ServiceProcess(service, this.env(service), entry);
       await child.start(180_000);
       this.processes.set(service, child);
     }

@@ -15,11 +15,14 @@ import { measureRestore } from './restore';
 import { burstSessions, measureSessionBurst } from './session-burst';
 import { buildRawLimit } from './raw-limit';
 import { markdownReport } from './report';
+import { stateHeapPerProcess } from '../memory';
 import type { E2eResults, SizeResult } from './results';
-import { measureSize } from './run-sizes';
+import { measureSize, sizeSession } from './run-sizes';
 
 interface Options {
   sizes: number[];
+  /** Measurements of each N up to 1000 (the median is reported); larger N are measured once. */
+  repeats: number;
   lagPods: number;
   /** History sizes (processes) the state service's restore is measured at; empty: not measured. */
   restore: number[];
@@ -29,11 +32,15 @@ interface Options {
 }
 
 const USAGE =
-  'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--lag-pods 500] [--restore 1000,10000,50000|none] [--burst 12x1000|none] [--out dir]';
+  'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--repeats 3] [--lag-pods 500] [--restore 1000,10000,50000|none] [--burst 12x1000|none] [--out dir]';
+
+/** Sizes up to this many processes are measured `repeats` times. */
+const REPEATED_UP_TO = 1000;
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
     sizes: [100, 1000, 5000],
+    repeats: 3,
     lagPods: 500,
     restore: [1000, 10000, 50000],
     burst: { sessions: 12, size: 1000 },
@@ -43,6 +50,8 @@ function parseOptions(argv: string[]): Options {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === '--sizes' && value && /^\d+(,\d+)*$/.test(value))
       options.sizes = value.split(',').map(Number);
+    else if (flag === '--repeats' && value && /^[1-9]\d*$/.test(value))
+      options.repeats = Number(value);
     else if (flag === '--lag-pods' && value && /^\d+$/.test(value)) options.lagPods = Number(value);
     else if (flag === '--restore' && value && /^(none|\d+(,\d+)*)$/.test(value))
       options.restore = value === 'none' ? [] : value.split(',').map(Number);
@@ -110,12 +119,14 @@ async function main(): Promise<void> {
   const clock = await new FactClock(brokers, prefix).start();
   const services = new KpmServices(prefix, lab.domain);
   try {
-    await services.start();
+    await services.start(log);
     const rssMbIdle = services.rss();
     log(`services up; idle RSS ${JSON.stringify(rssMbIdle)}`);
     const run = { rawBinary, kubeconfig, services, clock, runId, log };
     const sizes: SizeResult[] = [];
-    for (const n of options.sizes) sizes.push(await measureSize(run, n));
+    for (const n of options.sizes) {
+      sizes.push(await measureSize(run, n, n <= REPEATED_UP_TO ? options.repeats : 1));
+    }
     log(`termination lag: ${options.lagPods} pods ending at once`);
     const lag = options.lagPods > 0 ? await lagBurst(lab, clock, options.lagPods) : undefined;
     log(`  ${JSON.stringify(lag?.summary)}`);
@@ -126,6 +137,8 @@ async function main(): Promise<void> {
     const { burst: shape } = options;
     const burst = shape ? await measureSessionBurst(run, shape.sessions, shape.size) : undefined;
     if (burst) log(`  ${JSON.stringify(burst)}`);
+    log('state heap per process booted and killed (10,000 processes)');
+    const stateHeapPerProcessBytes = Math.round(stateHeapPerProcess(10_000));
     const results: E2eResults = {
       machine: machine(),
       measuredAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -135,13 +148,15 @@ async function main(): Promise<void> {
       burst,
       rssMbIdle,
       rssMbPeak: services.peakMb,
+      stateHeapPerProcessBytes,
     };
     await writeResults(results, options.out);
     console.log(`\n${markdownReport(results)}`);
   } finally {
     // A run that failed half-way leaves sessions whose pods the watcher must still release.
+    const repeats = Array.from({ length: options.repeats }, (_, r) => r);
     await releaseSessions(lab, [
-      ...options.sizes.map((n) => `${runId}-n${n}`),
+      ...options.sizes.flatMap((n) => repeats.map((r) => sizeSession(runId, n, r))),
       ...burstSessions(runId, options.burst?.sessions ?? 0),
     ]);
     await services.stop();

@@ -3,7 +3,7 @@ import type { FactClock } from './fact-clock';
 import { runCli, sessionFile, type CliRun } from './kpm-cli';
 import type { KpmServices } from './kpm-services';
 import { runRawLimit } from './raw-limit';
-import type { KpmCommandTiming, SizeResult } from './results';
+import type { KpmCommandTiming, SizeResult, SizeRun as SizeMeasurement } from './results';
 
 export interface SizeRun {
   rawBinary: string;
@@ -18,6 +18,11 @@ export interface SizeRun {
 /** How long a command may take before the bench gives up on it. */
 const COMMAND_TIMEOUT_SECONDS = 900;
 
+/** The session of the `repeat`th measurement of N (namespaces are named after it too). */
+export function sizeSession(runId: string, n: number, repeat: number): string {
+  return repeat === 0 ? `${runId}-n${n}` : `${runId}-n${n}-r${repeat}`;
+}
+
 async function timed(
   run: SizeRun,
   session: string,
@@ -26,29 +31,57 @@ async function timed(
 ): Promise<KpmCommandTiming> {
   if (cli.exitCode !== 0) run.log(`  kpm exited ${cli.exitCode}: ${cli.stderr.trim().slice(-500)}`);
   const fact = await run.clock.command(session, acceptedType, 60_000);
-  return { ...fact, cliMs: Math.round(cli.ms) };
+  return {
+    acceptedToCompletionMs: fact.acceptedToCompletionMs,
+    status: fact.status,
+    cliMs: Math.round(cli.ms),
+    moments: { ...fact.moments, cliStartedAtMs: cli.startedAtMs, cliExitedAtMs: cli.exitedAtMs },
+  };
 }
 
-/** One N: the raw limit, then kpm's boot and terminate of the same N through the CLI. */
-export async function measureSize(run: SizeRun, n: number): Promise<SizeResult> {
-  run.log(`N=${n}: raw client-go limit`);
+/** The raw limit, then kpm's boot and terminate of the same N through the CLI. */
+async function measureOnce(
+  run: SizeRun,
+  n: number,
+  repeat: number,
+): Promise<SizeMeasurement & { rssMbAfterBoot: Record<string, number> }> {
+  const session = sizeSession(run.runId, n, repeat);
+  run.log(`N=${n}${repeat ? ` (repeat ${repeat + 1})` : ''}: raw client-go limit`);
   const raw = await runRawLimit(run.rawBinary, {
     pods: n,
-    namespace: `${run.runId}-raw-${n}`,
+    namespace: `${session}-raw`,
     kubeconfig: run.kubeconfig,
   });
   run.log(`  ${JSON.stringify(raw)}`);
   const env = { KPM_TOPIC_PREFIX: run.services.prefix };
-  const session = `${run.runId}-n${n}`;
   const timeout = ['--timeout', String(COMMAND_TIMEOUT_SECONDS)];
   run.log(`N=${n}: kpm boot --wait`);
   const bootCli = await runCli(['boot', '-f', sessionFile(session, n), '--wait', ...timeout], env);
   const boot = await timed(run, session, ProcessEventType.bootAccepted, bootCli);
   const rssMbAfterBoot = run.services.rss();
-  run.log(`  ${JSON.stringify(boot)} rss ${JSON.stringify(rssMbAfterBoot)}`);
+  run.log(
+    `  ${JSON.stringify({ ...boot, moments: undefined })} rss ${JSON.stringify(rssMbAfterBoot)}`,
+  );
   run.log(`N=${n}: kpm terminate --wait`);
   const terminateCli = await runCli(['terminate', '--session', session, '--wait', ...timeout], env);
   const terminate = await timed(run, session, ProcessEventType.killAccepted, terminateCli);
-  run.log(`  ${JSON.stringify(terminate)}`);
-  return { n, raw, boot, terminate, rssMbAfterBoot };
+  run.log(`  ${JSON.stringify({ ...terminate, moments: undefined })}`);
+  return { raw, boot, terminate, rssMbAfterBoot };
+}
+
+/**
+ * N measured `repeats` times (raw and kpm alternate, so both see the same machine); the result
+ * is the repeat whose boot ratio is the median, with every repeat kept beside it.
+ */
+export async function measureSize(run: SizeRun, n: number, repeats = 1): Promise<SizeResult> {
+  const measured: SizeMeasurement[] = [];
+  let rssMbAfterBoot: Record<string, number> = {};
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    const { rssMbAfterBoot: rss, ...measurement } = await measureOnce(run, n, repeat);
+    measured.push(measurement);
+    if (repeat === 0) rssMbAfterBoot = rss;
+  }
+  const ratio = (m: SizeMeasurement) => m.boot.acceptedToCompletionMs / m.raw.createdMs;
+  const median = [...measured].sort((a, b) => ratio(a) - ratio(b))[Math.floor(repeats / 2)];
+  return { n, ...median, repeats: repeats > 1 ? measured : undefined, rssMbAfterBoot };
 }

@@ -29,8 +29,8 @@ export function childNodeArgs(): string[] {
 }
 
 /**
- * A kpm service as a child process (`node --require tsx/cjs apps/<service>/src/main.ts`), the
- * way `kpm services up` runs it, so a test can SIGKILL it mid-work and start it again.
+ * A kpm service as a child process (`node --require tsx/cjs apps/<service>/src/main.ts`, or its
+ * compiled `entry`), so a test can SIGKILL it mid-work and start it again.
  */
 export class ServiceProcess {
   private child?: ChildProcess;
@@ -40,26 +40,22 @@ export class ServiceProcess {
   constructor(
     private readonly service: string,
     private readonly env: Record<string, string>,
+    /** The compiled entry (dist/apps/<service>/src/main.js) to run instead of the sources. */
+    private readonly entry?: string,
   ) {}
 
   /** Starts the service and resolves with its URL once `upPath` (default `/readyz`) answers 200. */
   async start(timeoutMs = 120_000, upPath = '/readyz'): Promise<string> {
     const port = await freePort();
     const root = join(__dirname, '..', '..');
-    const child = spawn(
-      process.execPath,
-      [
-        ...childNodeArgs(),
-        '--require',
-        'tsx/cjs',
-        join(root, 'apps', this.service, 'src', 'main.ts'),
-      ],
-      {
-        cwd: root,
-        env: { ...process.env, ...this.env, KPM_HTTP_PORT: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const main = this.entry
+      ? [this.entry]
+      : ['--require', 'tsx/cjs', join(root, 'apps', this.service, 'src', 'main.ts')];
+    const child = spawn(process.execPath, [...childNodeArgs(), ...main], {
+      cwd: root,
+      env: { ...process.env, ...this.env, KPM_HTTP_PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     // With KPM_TEST_LOG_DIR set, each child's whole output is kept there (the buffer keeps a tail).
     const logDir = process.env.KPM_TEST_LOG_DIR;
