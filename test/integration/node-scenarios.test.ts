@@ -14,7 +14,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { INestApplication } from '@nestjs/common';
 import { KubeConfig, CoreV1Api } from '@kubernetes/client-node';
 import { topicName, type ProcessSpec, type Role } from '@kpm/contracts';
-import { KpmLabels, ObjectWaiter } from '@kpm/kube';
+import { createKubeApis, KpmLabels, ObjectWaiter } from '@kpm/kube';
 import { runService } from '@kpm/service-kit';
 import { PodBuilder } from '../../apps/boot-worker/src/boot/pod-builder';
 import { WatcherModule } from '../../apps/watcher/src/watcher.module';
@@ -243,14 +243,16 @@ const isCreating = (pod: V1Pod | undefined): boolean =>
 
 async function waitFor(pod: V1Pod, what: string, done: (pod?: V1Pod) => boolean): Promise<void> {
   const { metadata } = pod;
-  const result = await new ObjectWaiter(kubeconfig).waitFor<V1Pod>({
-    path: `/api/v1/namespaces/${namespace}/pods`,
-    list: () => core.listNamespacedPod({ namespace }),
-    keys: [metadata!.uid!],
-    keyOf: (p) => p.metadata?.uid,
-    done,
-    timeoutMs: 60_000,
-  });
+  const result = await new ObjectWaiter(createKubeApis(stackEnv().kubeconfig).watch).waitFor<V1Pod>(
+    {
+      path: `/api/v1/namespaces/${namespace}/pods`,
+      list: () => core.listNamespacedPod({ namespace }),
+      keys: [metadata!.uid!],
+      keyOf: (p) => p.metadata?.uid,
+      done,
+      timeoutMs: 60_000,
+    },
+  );
   if (result.pending.length > 0) throw new Error(`${metadata!.name} was not ${what} within 60 s`);
 }
 

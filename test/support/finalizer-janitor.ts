@@ -1,6 +1,7 @@
 import { CoreV1Api, type KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
 import { DEFAULT_FATAL_WAITING_REASONS } from '@kpm/config';
-import { KpmLabels, PodGateway, hasPodEnded } from '@kpm/kube';
+import { createKubeApis, KpmLabels, PodGateway, hasPodEnded } from '@kpm/kube';
+import { stackEnv } from './stack-env';
 
 const FATAL_WAITING_REASONS: ReadonlySet<string> = new Set(DEFAULT_FATAL_WAITING_REASONS);
 
@@ -24,7 +25,8 @@ export class FinalizerJanitor {
   ) {
     this.labels = new KpmLabels(domain);
     this.core = config.makeApiClient(CoreV1Api);
-    this.pods = new PodGateway(this.core, this.labels, { deadlineMs: 5_000 });
+    const { core } = createKubeApis(stackEnv().kubeconfig);
+    this.pods = new PodGateway(core, this.labels, { deadlineMs: 5_000 });
   }
 
   start(): this {

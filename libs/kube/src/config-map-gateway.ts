@@ -1,4 +1,5 @@
-import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { CoreApi } from './http/kube-core-api';
 import type { KpmLabels } from './kpm-labels';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 import { createOrExisting } from './guarded-calls';
@@ -10,7 +11,7 @@ import { failureOf } from './kube-errors';
  */
 export class ConfigMapGateway {
   constructor(
-    private readonly core: CoreV1Api,
+    private readonly core: CoreApi,
     private readonly labels: KpmLabels,
     private readonly retry: KubeRetryOptions = {},
   ) {}

@@ -1,50 +1,48 @@
 import { eventually } from '@kpm/common';
-import { ApiException, type CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
+import { KubeApiError } from './http/kube-http';
+import type { CoordinationApi, Lease } from './http/kube-core-api';
 import { LeaseElector, type LeaseElectorOptions } from './lease-elector';
 
 /** One Lease with optimistic concurrency, as the API server keeps it. */
 class LeaseStore {
-  lease?: V1Lease;
+  lease?: Lease;
   private version = 0;
   writes = 0;
 
   /** A client of the store; `partitioned` makes its calls fail like an unreachable server. */
-  client(): CoordinationV1Api & { partitioned: boolean } {
+  client(): CoordinationApi & { partitioned: boolean } {
     const call = <T>(action: () => T): Promise<T> => this.call(api, action);
     const api = {
       partitioned: false,
       readNamespacedLease: () =>
         call(() => {
-          if (!this.lease) throw new ApiException(404, 'NotFound', '{"reason":"NotFound"}', {});
+          if (!this.lease) throw new KubeApiError(404, '{"reason":"NotFound"}');
           return clone(this.lease);
         }),
-      createNamespacedLease: ({ body }: { body: V1Lease }) =>
+      createNamespacedLease: ({ body }: { body: Lease }) =>
         call(() => {
-          if (this.lease)
-            throw new ApiException(409, 'AlreadyExists', '{"reason":"AlreadyExists"}', {});
+          if (this.lease) throw new KubeApiError(409, '{"reason":"AlreadyExists"}');
           return this.write(body);
         }),
-      replaceNamespacedLease: ({ body }: { body: V1Lease }) =>
+      replaceNamespacedLease: ({ body }: { body: Lease }) =>
         call(() => {
           if (body.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) {
-            throw new ApiException(409, 'Conflict', '{"reason":"Conflict"}', {});
+            throw new KubeApiError(409, '{"reason":"Conflict"}');
           }
           return this.write(body);
         }),
     };
-    return api as unknown as CoordinationV1Api & { partitioned: boolean };
+    return api;
   }
 
   private call<T>(api: { partitioned: boolean }, action: () => T): Promise<T> {
     if (api.partitioned)
-      return Promise.reject(
-        new ApiException(503, 'Unavailable', '{"reason":"ServiceUnavailable"}', {}),
-      );
+      return Promise.reject(new KubeApiError(503, '{"reason":"ServiceUnavailable"}'));
     // An action that throws becomes a rejected call, as from the real client.
     return new Promise<T>((resolve) => resolve(action()));
   }
 
-  private write(body: V1Lease): V1Lease {
+  private write(body: Lease): Lease {
     this.writes++;
     this.lease = clone({
       ...body,

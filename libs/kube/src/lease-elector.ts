@@ -1,4 +1,4 @@
-import { V1MicroTime, type CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
+import { microTime, type CoordinationApi, type Lease } from './http/kube-core-api';
 import { delay } from '@kpm/common';
 import { failureOf } from './kube-errors';
 
@@ -42,7 +42,7 @@ export class LeaseElector {
   private previousHolder?: string;
 
   constructor(
-    private readonly api: CoordinationV1Api,
+    private readonly api: CoordinationApi,
     private readonly options: LeaseElectorOptions,
   ) {
     if (options.renewDeadlineSeconds >= options.leaseDurationSeconds) {
@@ -126,8 +126,8 @@ export class LeaseElector {
 
   private async acquireOrRenew(listener: LeadershipListener): Promise<boolean> {
     const { namespace, name, identity, leaseDurationSeconds } = this.options;
-    const now = new V1MicroTime();
-    let lease: V1Lease;
+    const now = microTime();
+    let lease: Lease;
     try {
       lease = await this.api.readNamespacedLease({ namespace, name });
     } catch (error) {
@@ -189,7 +189,7 @@ export class LeaseElector {
             ...lease.spec,
             holderIdentity: '',
             leaseDurationSeconds: 1,
-            renewTime: new V1MicroTime(),
+            renewTime: microTime(),
           },
         },
       });
@@ -204,7 +204,7 @@ export class LeaseElector {
   }
 
   /** Expiry is measured from when this replica saw the record change, never from remote clocks. */
-  private observe(lease: V1Lease, listener: LeadershipListener): void {
+  private observe(lease: Lease, listener: LeadershipListener): void {
     const version = lease.metadata?.resourceVersion;
     if (version !== this.observedVersion) {
       this.observedVersion = version;

@@ -1,9 +1,5 @@
-import {
-  PatchStrategy,
-  setHeaderOptions,
-  type CoreV1Api,
-  type V1Namespace,
-} from '@kubernetes/client-node';
+import type { V1Namespace } from '@kubernetes/client-node';
+import { PatchType, type CoreApi } from './http/kube-core-api';
 import type { KpmLabels } from './kpm-labels';
 import { createOrExisting, deleteIfSame } from './guarded-calls';
 import { failureOf } from './kube-errors';
@@ -16,7 +12,7 @@ import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
  */
 export class NamespaceGateway {
   constructor(
-    private readonly core: CoreV1Api,
+    private readonly core: CoreApi,
     private readonly labels: KpmLabels,
     private readonly retry: KubeRetryOptions = {},
   ) {}
@@ -64,11 +60,7 @@ export class NamespaceGateway {
     const name = namespace.metadata?.name;
     if (!name || !this.labels.isOurs(namespace.metadata?.labels)) return namespace;
     return withKubeRetry(
-      () =>
-        this.core.patchNamespace(
-          { name, body: { metadata: { labels } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        ),
+      () => this.core.patchNamespace({ name, body: { metadata: { labels } } }, PatchType.merge),
       this.retry,
     );
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CoreV1Api, V1Node, V1Taint } from '@kubernetes/client-node';
+import type { V1Node, V1Taint } from '@kubernetes/client-node';
+import type { CoreApi } from './http/kube-core-api';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 
 /** Whether pods may be placed on a node, and why not. */
@@ -38,7 +39,7 @@ export class NodeDirectory {
   private readonly now: () => number;
 
   constructor(
-    private readonly core: Pick<CoreV1Api, 'listNode'>,
+    private readonly core: Pick<CoreApi, 'listNode'>,
     private readonly options: NodeDirectoryOptions,
   ) {
     this.now = options.now ?? Date.now;

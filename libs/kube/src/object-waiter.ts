@@ -1,6 +1,5 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { Watch } from '@kubernetes/client-node';
 import { BACKOFF, backoffDelay, delay } from '@kpm/common';
+import type { KubeWatch } from './http/kube-watch';
 
 /** The metadata every Kubernetes object has that a wait needs. */
 interface KubeObject {
@@ -36,7 +35,7 @@ interface WaitResult<T> {
  * change is missed; nothing polls.
  */
 export class ObjectWaiter {
-  constructor(private readonly config: KubeConfig) {}
+  constructor(private readonly watch: Pick<KubeWatch, 'watch'>) {}
 
   async waitFor<T extends KubeObject>(spec: WaitSpec<T>): Promise<WaitResult<T>> {
     const last = new Map<string, T | undefined>();
@@ -113,11 +112,12 @@ export class ObjectWaiter {
         // The server ends the stream by then at the latest; the caller lists again if needed.
         timeoutSeconds: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)),
       };
-      new Watch(this.config)
+      this.watch
         .watch(
           spec.path,
           query,
-          (type: string, object: T) => {
+          (type: string, received: unknown) => {
+            const object = received as T;
             if (type === 'ERROR')
               return finish(new Error(`watch error: ${JSON.stringify(object)}`));
             const key = spec.keyOf(object);

@@ -1,9 +1,5 @@
-import {
-  PatchStrategy,
-  setHeaderOptions,
-  type CoreV1Api,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import { PatchType, type CoreApi } from './http/kube-core-api';
 import type { KpmLabels } from './kpm-labels';
 import { deleteIfSame } from './guarded-calls';
 import { failureOf } from './kube-errors';
@@ -15,7 +11,7 @@ import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
  */
 export class PodGateway {
   constructor(
-    private readonly core: CoreV1Api,
+    private readonly core: CoreApi,
     private readonly labels: KpmLabels,
     private readonly retry: KubeRetryOptions = {},
   ) {}
@@ -98,11 +94,7 @@ export class PodGateway {
     ];
     try {
       await withKubeRetry(
-        () =>
-          this.core.patchNamespacedPod(
-            { namespace, name, body: patch },
-            setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
-          ),
+        () => this.core.patchNamespacedPod({ namespace, name, body: patch }, PatchType.json),
         this.retry,
       );
       return true;

@@ -1,10 +1,4 @@
-import {
-  ApiException,
-  type CoreV1Api,
-  type V1Pod,
-  type V1PodList,
-  type Watch,
-} from '@kubernetes/client-node';
+import { ApiException, type V1Pod, type V1PodList } from '@kubernetes/client-node';
 import {
   PodWatchStream,
   type PodStreamHandler,
@@ -125,7 +119,7 @@ const OPTIONS: PodWatchStreamOptions = {
 function start(core: FakeCore, watch: FakeWatch, options: Partial<PodWatchStreamOptions> = {}) {
   const recorder = new Recorder();
   const stop = new AbortController();
-  const stream = new PodWatchStream(core as unknown as CoreV1Api, watch as unknown as Watch, {
+  const stream = new PodWatchStream(core, watch, {
     ...OPTIONS,
     ...options,
   });

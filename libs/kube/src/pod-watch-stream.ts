@@ -1,4 +1,6 @@
-import type { CoreV1Api, V1Pod, Watch } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { CoreApi } from './http/kube-core-api';
+import type { KubeWatch } from './http/kube-watch';
 import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
 import { failureOf } from './kube-errors';
 import { withKubeRetry } from './kube-retry';
@@ -59,8 +61,8 @@ interface WatchEnd {
  */
 export class PodWatchStream {
   constructor(
-    private readonly core: CoreV1Api,
-    private readonly watch: Watch,
+    private readonly core: Pick<CoreApi, 'listPodForAllNamespaces'>,
+    private readonly watch: Pick<KubeWatch, 'watch'>,
     private readonly options: PodWatchStreamOptions,
   ) {}
 
@@ -171,7 +173,7 @@ class WatchRequest {
   private resolve: (end: WatchEnd) => void = () => undefined;
 
   constructor(
-    private readonly watch: Watch,
+    private readonly watch: Pick<KubeWatch, 'watch'>,
     private readonly options: PodWatchStreamOptions,
     private readonly handler: PodStreamHandler,
     private readonly advance: (resourceVersion: string) => void,

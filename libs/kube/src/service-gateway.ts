@@ -1,10 +1,5 @@
-import {
-  PatchStrategy,
-  setHeaderOptions,
-  type CoreV1Api,
-  type V1OwnerReference,
-  type V1Service,
-} from '@kubernetes/client-node';
+import type { V1OwnerReference, V1Service } from '@kubernetes/client-node';
+import { PatchType, type CoreApi } from './http/kube-core-api';
 import type { KpmLabels } from './kpm-labels';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 import { createOrExisting } from './guarded-calls';
@@ -16,7 +11,7 @@ import { createOrExisting } from './guarded-calls';
  */
 export class ServiceGateway {
   constructor(
-    private readonly core: CoreV1Api,
+    private readonly core: CoreApi,
     private readonly labels: KpmLabels,
     private readonly retry: KubeRetryOptions = {},
   ) {}
@@ -40,7 +35,7 @@ export class ServiceGateway {
       () =>
         this.core.patchNamespacedService(
           { namespace, name, body: { metadata: { ownerReferences: owners } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          PatchType.merge,
         ),
       this.retry,
     );

@@ -44,7 +44,7 @@ export class KubeCluster implements Cluster {
     const { podManagement } = settings;
     const retry: KubeRetryOptions = { deadlineMs: podManagement.apiRetryDeadlineSeconds * 1000 };
     const labels = new KpmLabels(settings.labels.domain);
-    const waiter = new ObjectWaiter(apis.config);
+    const waiter = new ObjectWaiter(apis.watch);
     this.labels = labels;
     this.namespaces = kubeNamespaces(apis, new NamespaceGateway(apis.core, labels, retry), waiter);
     this.pods = new KubePods(apis, labels, retry, waiter);
