@@ -17,6 +17,21 @@ export function rssMb(pid: number): number | undefined {
   }
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (undefined once it is gone). */
+export function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's times, on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 /**
  * kpm's three services as child processes, compiled (`node dist/apps/<service>/src/main.js`, as
  * kpm's image runs them; built first when a source is newer), under a topic prefix and label
@@ -64,6 +79,16 @@ export class KpmServices {
     for (const [service, child] of this.processes) {
       const mb = child.pid === undefined ? undefined : rssMb(child.pid);
       if (mb !== undefined) now[service] = mb;
+    }
+    return now;
+  }
+
+  /** Each service's CPU time so far, in ms. */
+  cpu(): Record<string, number> {
+    const now: Record<string, number> = {};
+    for (const [service, child] of this.processes) {
+      const ms = child.pid === undefined ? undefined : cpuMs(child.pid);
+      if (ms !== undefined) now[service] = ms;
     }
     return now;
   }

@@ -2,6 +2,7 @@ import {
   bootTable,
   cliOverheadMs,
   commandSteps,
+  cpuTable,
   goalsTable,
   markdownReport,
   restoreTable,
@@ -107,6 +108,17 @@ describe('the e2e report', () => {
       undefined,
       70,
     ]);
+  });
+
+  it('gives the CPU each service spent on a command, and per process', () => {
+    const n100 = size(100, 400, 600, 1500);
+    n100.boot.serviceCpuMs = { 'boot-worker': 250, state: 40, watcher: 60 };
+    const lines = cpuTable([n100]).split('\n');
+    expect(lines[0]).toMatch(/boot-worker CPU ms \(per process\) .*state CPU ms .*watcher CPU ms/);
+    expect(lines[2]).toMatch(
+      /^\| boot 100 +\| 250 \(2,500 µs\) +\| 40 \(400 µs\) +\| 60 \(600 µs\) +\|$/,
+    );
+    expect(lines[3]).toMatch(/^\| terminate 100 +\| +\| +\| +\|$/);
   });
 
   it('gives the spread of the repeats beside the median ratio', () => {

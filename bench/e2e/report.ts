@@ -111,6 +111,29 @@ export function stepsTable(sizes: readonly SizeResult[]): string {
   );
 }
 
+/** CPU the services spent on each command, in ms, and per process in µs. */
+export function cpuTable(sizes: readonly SizeResult[]): string {
+  const services = [
+    ...new Set(sizes.flatMap((s) => Object.keys(s.boot.serviceCpuMs ?? {}))),
+  ].sort();
+  const cell = (timing: KpmCommandTiming, service: string, n: number) => {
+    const cpu = timing.serviceCpuMs?.[service];
+    return cpu === undefined ? '' : `${ms(cpu)} (${ms((cpu * 1000) / n)} µs)`;
+  };
+  const rows = sizes.flatMap((s) =>
+    (
+      [
+        ['boot', s.boot],
+        ['terminate', s.terminate],
+      ] as const
+    ).map(([command, timing]) => [
+      `${command} ${s.n}`,
+      ...services.map((service) => cell(timing, service, s.n)),
+    ]),
+  );
+  return table(['command, N', ...services.map((s) => `${s} CPU ms (per process)`)], rows);
+}
+
 export function terminateTable(sizes: readonly SizeResult[]): string {
   return table(
     [
@@ -313,6 +336,7 @@ export function markdownReport(results: E2eResults): string {
     `## Boot: kpm against the API server's own limit\n\n${bootTable(results.sizes)}`,
     `## Terminate: kpm against deletes-and-wait\n\n${terminateTable(results.sizes)}`,
     `## Where a command's time goes (CreateTime on Kafka; facts: boot outcomes, terminations)\n\n${stepsTable(results.sizes)}`,
+    `## CPU the services spent on each command (the CLI's start to its exit)\n\n${cpuTable(results.sizes)}`,
   ];
   if (results.lag) {
     parts.push(

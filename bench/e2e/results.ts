@@ -19,6 +19,8 @@ export interface KpmCommandTiming {
   status: string;
   /** When each step reached Kafka, and the CLI's spawn and exit (ms since the epoch). */
   moments?: CommandMoments & { cliStartedAtMs: number; cliExitedAtMs: number };
+  /** CPU time each service spent from the CLI's start to its exit, in ms. */
+  serviceCpuMs?: Record<string, number>;
 }
 
 /** One measurement of N: the raw limit, then kpm's boot and terminate, back to back. */

@@ -1,6 +1,6 @@
 import { ProcessEventType } from '@kpm/contracts';
 import type { FactClock } from './fact-clock';
-import { runCli, sessionFile, type CliRun } from './kpm-cli';
+import { runCli, sessionFile } from './kpm-cli';
 import type { KpmServices } from './kpm-services';
 import { runRawLimit } from './raw-limit';
 import type { KpmCommandTiming, SizeResult, SizeRun as SizeMeasurement } from './results';
@@ -23,19 +23,27 @@ export function sizeSession(runId: string, n: number, repeat: number): string {
   return repeat === 0 ? `${runId}-n${n}` : `${runId}-n${n}-r${repeat}`;
 }
 
+/** Runs `kpm <args>` and times it by its records, with the CPU the services spent meanwhile. */
 async function timed(
   run: SizeRun,
   session: string,
   acceptedType: string,
-  cli: CliRun,
+  args: string[],
 ): Promise<KpmCommandTiming> {
+  const cpuBefore = run.services.cpu();
+  const cli = await runCli(args, { KPM_TOPIC_PREFIX: run.services.prefix });
+  const cpuAfter = run.services.cpu();
   if (cli.exitCode !== 0) run.log(`  kpm exited ${cli.exitCode}: ${cli.stderr.trim().slice(-500)}`);
   const fact = await run.clock.command(session, acceptedType, 60_000);
+  const serviceCpuMs = Object.fromEntries(
+    Object.entries(cpuAfter).map(([service, ms]) => [service, ms - (cpuBefore[service] ?? ms)]),
+  );
   return {
     acceptedToCompletionMs: fact.acceptedToCompletionMs,
     status: fact.status,
     cliMs: Math.round(cli.ms),
     moments: { ...fact.moments, cliStartedAtMs: cli.startedAtMs, cliExitedAtMs: cli.exitedAtMs },
+    serviceCpuMs,
   };
 }
 
@@ -53,18 +61,17 @@ async function measureOnce(
     kubeconfig: run.kubeconfig,
   });
   run.log(`  ${JSON.stringify(raw)}`);
-  const env = { KPM_TOPIC_PREFIX: run.services.prefix };
   const timeout = ['--timeout', String(COMMAND_TIMEOUT_SECONDS)];
   run.log(`N=${n}: kpm boot --wait`);
-  const bootCli = await runCli(['boot', '-f', sessionFile(session, n), '--wait', ...timeout], env);
-  const boot = await timed(run, session, ProcessEventType.bootAccepted, bootCli);
+  const bootArgs = ['boot', '-f', sessionFile(session, n), '--wait', ...timeout];
+  const boot = await timed(run, session, ProcessEventType.bootAccepted, bootArgs);
   const rssMbAfterBoot = run.services.rss();
   run.log(
     `  ${JSON.stringify({ ...boot, moments: undefined })} rss ${JSON.stringify(rssMbAfterBoot)}`,
   );
   run.log(`N=${n}: kpm terminate --wait`);
-  const terminateCli = await runCli(['terminate', '--session', session, '--wait', ...timeout], env);
-  const terminate = await timed(run, session, ProcessEventType.killAccepted, terminateCli);
+  const terminateArgs = ['terminate', '--session', session, '--wait', ...timeout];
+  const terminate = await timed(run, session, ProcessEventType.killAccepted, terminateArgs);
   run.log(`  ${JSON.stringify({ ...terminate, moments: undefined })}`);
   return { raw, boot, terminate, rssMbAfterBoot };
 }
