@@ -1,5 +1,6 @@
 import { eventually } from '@kpm/common';
 import { readFileSync } from 'node:fs';
+import { SERVICE_V8_FLAGS } from '@kpm/service-kit/v8-flags';
 import { ensureServiceBuilt } from '@kpm/stack';
 import { ServiceProcess } from '../../test/support/service-process';
 import { stackEnv } from '../../test/support/stack-env';
@@ -34,7 +35,7 @@ const CLOCK_TICKS_PER_SECOND = 100;
 
 /**
  * kpm's three services as child processes, compiled (`node dist/apps/<service>/src/main.js`, as
- * kpm's image runs them; built first when a source is newer), under a topic prefix and label
+ * kpm's image runs them, with their Deployments' V8 flags; built first when a source is newer), under a topic prefix and label
  * domain of the bench's own; their memory sampled while they run.
  */
 export class KpmServices {
@@ -58,6 +59,8 @@ export class KpmServices {
       KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
       KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
       KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      // As their Deployments run them (deploy/base).
+      NODE_OPTIONS: SERVICE_V8_FLAGS.join(' '),
       ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
     };
   }

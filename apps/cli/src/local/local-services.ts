@@ -8,6 +8,7 @@ import {
   waitFor,
   writeStackEnv,
 } from '@kpm/stack';
+import { SERVICE_V8_FLAGS } from '@kpm/service-kit/v8-flags'; // not the index: it loads Nest
 
 export const SERVICE_NAMES = ['boot-worker', 'watcher', 'state', 'drunc-gateway'] as const;
 export type LocalServiceName = (typeof SERVICE_NAMES)[number];
@@ -65,7 +66,7 @@ export class LocalServices {
       const entry = await ensureServiceBuilt(service, (message) =>
         console.error(`kpm services: ${message}`),
       );
-      daemon.start(process.execPath, ['--enable-source-maps', entry], {
+      daemon.start(process.execPath, [...SERVICE_V8_FLAGS, '--enable-source-maps', entry], {
         cwd: repoRoot(),
         env: {
           ...process.env,
