@@ -48,6 +48,8 @@ export class ObjectWaiter {
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => stop.abort(), Math.max(0, spec.timeoutMs));
     try {
+      // Its own loop, not retry(): it ends when the objects are done or the wait's deadline
+      // passes, and a watch that ends normally lists again at once, with no backoff.
       for (let attempt = 1; !stop.signal.aborted; attempt++) {
         try {
           const list = await spec.list();

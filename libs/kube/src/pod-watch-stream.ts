@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { CoreApi } from './http/kube-core-api';
 import type { KubeWatch } from './http/kube-watch';
-import { backoffDelay, delay, type BackoffPolicy } from '@kpm/common';
+import { backoffDelay, delay, errorText, type BackoffPolicy } from '@kpm/common';
 import { failureOf } from './kube-errors';
 import { withKubeRetry } from './kube-retry';
 
@@ -68,6 +68,8 @@ export class PodWatchStream {
 
   /** Runs until `signal` aborts; never throws for Kubernetes failures (they are retried). */
   async run(handler: PodStreamHandler, signal: AbortSignal): Promise<void> {
+    // Its own loop, not retry(): as client-go's reflector, list and watch share one failure
+    // count, reset only by a watch that delivered events, and the loop never ends by itself.
     let resourceVersion: string | undefined;
     let cause: SnapshotCause = 'start';
     let listedAt = 0;
@@ -264,7 +266,7 @@ class WatchRequest {
     if ((error as { name?: string }).name === 'AbortError') return this.finish('closed', 'aborted');
     if ((error as { statusCode?: number }).statusCode === 410)
       return this.finish('expired', 'HTTP 410');
-    this.finish('error', error instanceof Error ? error.message : JSON.stringify(error));
+    this.finish('error', errorText(error));
   }
 
   private finish(why: StreamEnd, detail?: string): void {
