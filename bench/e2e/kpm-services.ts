@@ -46,6 +46,8 @@ export class KpmServices {
   constructor(
     readonly prefix: string,
     readonly domain: string,
+    /** Settings beside the bench's own (e.g. the real node's image). */
+    private readonly extraEnv: Record<string, string> = {},
   ) {}
 
   env(service: ServiceName): Record<string, string> {
@@ -62,6 +64,7 @@ export class KpmServices {
       // As their Deployments run them (deploy/base).
       NODE_OPTIONS: SERVICE_V8_FLAGS.join(' '),
       ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
+      ...this.extraEnv,
     };
   }
 

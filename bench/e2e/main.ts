@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { PodLab } from '../../test/support/kpm-pods';
 import { stackEnv, uniqueTopicPrefix } from '../../test/support/stack-env';
 import { ensureTopics } from '../../test/support/watcher-env';
+import { machine, releaseSessions } from './bench-env';
 import { FactClock } from './fact-clock';
 import { buildCompiledCli } from './kpm-cli';
 import { KpmServices } from './kpm-services';
@@ -62,30 +61,6 @@ function parseOptions(argv: string[]): Options {
     else throw new Error(`bench:e2e: bad argument ${flag} ${value ?? ''}\n${USAGE}`);
   }
   return options;
-}
-
-/** "2 cores (AMD EPYC), 23 GiB": what the numbers were measured on. */
-function machine(): string {
-  const model =
-    /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
-  return `${cpus().length} cores (${model}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Linux`;
-}
-
-/** Deletes what a failed run left: pods released from their finalizer, then the namespace. */
-async function releaseSessions(lab: PodLab, sessions: string[]): Promise<void> {
-  for (const namespace of sessions) {
-    const pods = await lab.core.listNamespacedPod({ namespace }).catch(() => undefined);
-    for (const pod of pods?.items ?? []) {
-      if (!pod.metadata?.finalizers?.length) continue;
-      await lab.core
-        .patchNamespacedPod(
-          { namespace, name: pod.metadata.name!, body: { metadata: { finalizers: null } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        )
-        .catch(() => undefined);
-    }
-    await lab.core.deleteNamespace({ name: namespace }).catch(() => undefined);
-  }
 }
 
 const log = (message: string): void => console.log(`[bench:e2e] ${message}`);
