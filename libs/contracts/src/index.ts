@@ -25,7 +25,12 @@ export {
   MAX_REGEX_LENGTH,
   type NamePattern,
 } from './validation/name-pattern';
-export { unsafePathReason } from './validation/rules';
+export {
+  dataMountReason,
+  EXECUTION_DIRECTORY_MOUNTS,
+  logFileReason,
+  unsafePathReason,
+} from './validation/rules';
 export {
   boundedText,
   ENVELOPE_LIMITS,

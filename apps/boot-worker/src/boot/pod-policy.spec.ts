@@ -90,6 +90,27 @@ describe('specPolicyErrors', () => {
       spec({ restriction: { dataMount: '/' } }),
       ['processes[0].restriction.dataMount'],
     ],
+    ['drunc’s log file under a prefix', spec({ logFile: '/log/daq/log_a_s_ru-01.txt' }), []],
+    [
+      'drunc’s log file in a directory outside',
+      spec({ logFile: '/var/log/log_a_s_ru-01.txt' }),
+      ['processes[0].logFile'],
+    ],
+    [
+      'drunc’s "." data mount in an allowed execution directory',
+      spec({ executionDirectory: '/data/work', restriction: { dataMount: '.' } }),
+      [],
+    ],
+    [
+      'drunc’s "." data mount in an execution directory outside',
+      spec({ executionDirectory: '/opt/daq', restriction: { dataMount: '.' } }),
+      ['processes[0].restriction.dataMount'],
+    ],
+    [
+      'drunc’s "." data mount without an execution directory',
+      spec({ restriction: { dataMount: '.' } }),
+      ['processes[0].restriction.dataMount'],
+    ],
     ['reserved label', spec({ labels: { 'kubernetes.io/x': 'y' } }), ['processes[0].labels']],
     [
       'reserved annotation',
@@ -110,6 +131,17 @@ describe('specPolicyErrors', () => {
     ['at the caps', spec({ resources: { limits: { cpu: '4', memory: '8192Mi' } } }), []],
   ])('%s', (_, s, paths) => {
     expect(specPolicyErrors('processes[0]', s, policy).map((e) => e.path)).toEqual(paths);
+  });
+
+  it('names the log file’s directory and why a "." data mount cannot be resolved', () => {
+    const [file] = specPolicyErrors('p', spec({ logFile: '/etc/x.txt' }), policy);
+    expect(file.message).toBe(
+      'its directory "/etc": "/etc" would expose the node; allowed: /log, /data, /home (podManagement.hostPathPrefixes)',
+    );
+    const [dot] = specPolicyErrors('p', spec({ restriction: { dataMount: './' } }), policy);
+    expect(dot.message).toBe(
+      '"./" is the execution directory, and the process has no executionDirectory',
+    );
   });
 
   it('names the cap and the setting', () => {

@@ -8,12 +8,13 @@ import { posix } from 'node:path';
 import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
+import { dataMountPath, specMounts } from './host-mounts';
 import { readoutErrors, type ReadoutSettings } from './readout-profile';
 
 export interface PodPolicy {
   /** kpm's label domain: its own keys are reserved. */
   domain: string;
-  /** Host directories a process may mount (`logsPath`, `restriction.dataMount`), and below. */
+  /** Host directories a process may mount (`logsPath`, `logFile`'s, `dataMount`), and below. */
   hostPathPrefixes: readonly string[];
   allowPrivileged: boolean;
   /** Linux capabilities kept after dropping ALL (e.g. `NET_ADMIN`); none by default. */
@@ -134,15 +135,21 @@ function runAsErrors(at: string, spec: ProcessSpec, policy: PodPolicy): FieldErr
   });
 }
 
+/**
+ * The spec's host directories (its log directory, its log file's directory, its data directory)
+ * each under an allowed prefix; drunc's `"."` data mount needs an execution directory.
+ */
 function hostPathErrors(at: string, spec: ProcessSpec, policy: PodPolicy): FieldError[] {
-  const paths: Array<[string, string | undefined]> = [
-    ['logsPath', spec.logsPath],
-    ['restriction.dataMount', spec.restriction?.dataMount],
-  ];
-  return paths.flatMap(([field, path]) => {
-    const reason = path === undefined ? undefined : hostPathReason(path, policy.hostPathPrefixes);
-    return reason ? [{ path: `${at}.${field}`, message: reason }] : [];
+  const errors: FieldError[] = specMounts(spec).flatMap(({ field, path }) => {
+    const reason = hostPathReason(path, policy.hostPathPrefixes);
+    const what = field === 'logFile' ? `its directory ${JSON.stringify(path)}: ` : '';
+    return reason ? [{ path: `${at}.${field}`, message: `${what}${reason}` }] : [];
   });
+  if (spec.restriction?.dataMount !== undefined && dataMountPath(spec) === undefined) {
+    const message = `${JSON.stringify(spec.restriction.dataMount)} is the execution directory, and the process has no executionDirectory`;
+    errors.push({ path: `${at}.restriction.dataMount`, message });
+  }
+  return errors;
 }
 
 /** Labels and annotations under Kubernetes' or kpm's prefixes (kpm's privileged ask aside). */

@@ -27,6 +27,7 @@ export function runningInstance(
       })),
       executionDirectory: spec.executionDirectory,
       logsPath: spec.logsPath,
+      logFile: spec.logFile,
     },
     restriction: {
       allowedHosts: spec.restriction?.allowedHosts ?? [],

@@ -38,6 +38,7 @@ const DEFAULTABLE = [
   'envFrom',
   'executionDirectory',
   'logsPath',
+  'logFile',
   'restriction',
   'labels',
   'annotations',

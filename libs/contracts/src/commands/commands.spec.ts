@@ -209,6 +209,28 @@ describe('boot command', () => {
     expect(firstProcess((p) => (p.logsPath = '/var/log/..hidden/run.1'))).toEqual([]);
   });
 
+  it.each([
+    ['/log/daq/log_alice_run-7_ru-01.txt', []],
+    ['/log/daq/', ['must name a file']],
+    ['/log.txt', ['inside a directory']],
+    ['log.txt', ['absolute path']],
+    ['/log/../etc/x.txt', ['path traversal']],
+  ])('takes drunc’s log file %j only as a file in a directory', (value, why) => {
+    const errors = firstProcess((p) => (p.logFile = value));
+    if (why.length === 0) expect(errors).toEqual([]);
+    else expect(errors).toEqual(rejects('processes[0].logFile', why[0]));
+  });
+
+  it.each([['.'], ['./']])('accepts drunc’s %j data mount (the execution directory)', (mount) => {
+    expect(firstProcess((p) => (p.restriction.dataMount = mount))).toEqual([]);
+  });
+
+  it('rejects any other relative data mount, naming what is allowed', () => {
+    expect(firstProcess((p) => (p.restriction.dataMount = 'data'))).toEqual(
+      rejects('processes[0].restriction.dataMount', 'or "." for the execution directory'),
+    );
+  });
+
   it('rejects path traversal in the data mount', () => {
     expect(firstProcess((p) => (p.restriction.dataMount = '/data/../../etc'))).toEqual(
       rejects('processes[0].restriction.dataMount', 'path traversal'),

@@ -21,7 +21,9 @@ import {
   HOSTNAME,
   IsLinuxId,
   HOSTNAME_MAX,
+  IsDataMount,
   IsDnsLabel,
+  IsLogFilePath,
   IsSafeAbsolutePath,
   IsStringMap,
   IsTreeId,
@@ -62,9 +64,12 @@ export class ProcessRestriction {
   })
   allowedHosts?: string[];
 
-  /** Host directory mounted for data; absolute and without `..`, see `unsafePathReason`. */
+  /**
+   * Host directory mounted for data, at the same path; absolute and without `..`
+   * (`unsafePathReason`), or drunc's `"."` for the process's `executionDirectory`.
+   */
   @IsOptional()
-  @IsSafeAbsolutePath()
+  @IsDataMount()
   dataMount?: string;
 }
 
@@ -136,9 +141,18 @@ export class ProcessSpec {
   @IsSafeAbsolutePath()
   executionDirectory?: string;
 
+  /** kpm's log directory: the host directory mounted at the same path (the process writes there). */
   @IsOptional()
   @IsSafeAbsolutePath()
   logsPath?: string;
+
+  /**
+   * drunc's `process_logs_path`, a file: its directory is mounted at the same path and the
+   * process's stdout and stderr are appended to it (`tee -a`), as well as to the pod's log.
+   */
+  @IsOptional()
+  @IsLogFilePath()
+  logFile?: string;
 
   @IsOptional()
   @ValidateNested()

@@ -15,7 +15,13 @@ import {
 } from 'class-validator';
 import { PROCESS_STATUSES, ROLES, type ProcessStatus, type Role } from '../event-types';
 import { ExecutableAndArguments, ProcessRestriction } from '../commands/process-spec';
-import { IsSafeAbsolutePath, IsStringMap, IsTimestamp, IsTreeId } from '../validation/rules';
+import {
+  IsLogFilePath,
+  IsSafeAbsolutePath,
+  IsStringMap,
+  IsTimestamp,
+  IsTreeId,
+} from '../validation/rules';
 
 export class ProcessMetadata {
   @IsString()
@@ -58,6 +64,11 @@ export class ProcessDescription {
   @IsOptional()
   @IsSafeAbsolutePath()
   logsPath?: string;
+
+  /** drunc's `process_logs_path`: the file the process's output is appended to. */
+  @IsOptional()
+  @IsLogFilePath()
+  logFile?: string;
 }
 
 export class ProcessInstance {

@@ -36,6 +36,23 @@ const CUSTOM_CONSTRAINT_SCHEMAS: Record<string, JsonSchema> = {
     maxLength: MAX_PATH_LENGTH,
     not: { pattern: '(^|/)\\.\\.(/|$)' },
   },
+  isLogFilePath: {
+    type: 'string',
+    description:
+      'A log file (drunc\'s process_logs_path): an absolute path without ".." segments, naming a file inside a directory.',
+    pattern: '^/[^/].*[^/]$',
+    maxLength: MAX_PATH_LENGTH,
+    not: { pattern: '(^|/)\\.\\.(/|$)' },
+  },
+  isDataMount: {
+    type: 'string',
+    description:
+      'A host directory: an absolute path without ".." segments, or "." (also "./") for the execution directory, as drunc\'s data_mount.',
+    anyOf: [
+      { enum: ['.', './'] },
+      { pattern: '^/', maxLength: MAX_PATH_LENGTH, not: { pattern: '(^|/)\\.\\.(/|$)' } },
+    ],
+  },
   isSecretEnvList: {
     description:
       "Each variable named once, not also in env, and not USER (kpm sets it to the command's user).",

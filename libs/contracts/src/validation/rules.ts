@@ -115,6 +115,57 @@ export function IsSafeAbsolutePath(options?: ValidationOptions): PropertyDecorat
   );
 }
 
+/**
+ * Why a path may not be a process's log file (drunc's `process_logs_path`: its directory is
+ * mounted and the output teed into it), or `undefined` if it may.
+ */
+export function logFileReason(value: unknown): string | undefined {
+  const unsafe = unsafePathReason(value);
+  if (unsafe !== undefined) return unsafe;
+  const path = value as string;
+  if (path.endsWith('/')) return 'must name a file, not a directory (no trailing "/")';
+  if (path.lastIndexOf('/') === 0) return 'must be a file inside a directory, not at "/"';
+  return undefined;
+}
+
+/** A log file: an absolute path without `..` segments, naming a file in a directory. */
+export function IsLogFilePath(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isLogFilePath',
+      validator: {
+        validate: (value) => logFileReason(value) === undefined,
+        defaultMessage: (args) => logFileReason(args?.value) ?? 'must be a file path',
+      },
+    },
+    options,
+  );
+}
+
+/** drunc's `data_mount: "."` (or `"./"`): the process's execution directory. */
+export const EXECUTION_DIRECTORY_MOUNTS: readonly string[] = ['.', './'];
+
+/** Why a data mount is refused: an absolute path without `..`, or `.` for the execution directory. */
+export function dataMountReason(value: unknown): string | undefined {
+  if (typeof value === 'string' && EXECUTION_DIRECTORY_MOUNTS.includes(value)) return undefined;
+  const unsafe = unsafePathReason(value);
+  return unsafe && `${unsafe}, or "." for the execution directory`;
+}
+
+/** `restriction.dataMount`: an absolute path without `..` segments, or `.` (drunc's). */
+export function IsDataMount(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isDataMount',
+      validator: {
+        validate: (value) => dataMountReason(value) === undefined,
+        defaultMessage: (args) => dataMountReason(args?.value) ?? 'must be a directory',
+      },
+    },
+    options,
+  );
+}
+
 /** How a map's keys and values are checked; the name doubles as the JSON Schema key. */
 export interface StringMapRule {
   name: 'isEnvMap' | 'isLabelMap' | 'isAnnotationMap' | 'isQuantityMap' | 'isHeaderMap';
