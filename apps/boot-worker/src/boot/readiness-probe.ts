@@ -8,9 +8,11 @@
  * sets, up to `podReadyTimeoutSeconds` (drunc's pod_ready_timeout), before it boots what follows.
  */
 import type { V1Probe } from '@kubernetes/client-node';
-import type { ProcessSpec } from '@kpm/contracts';
 import type { PlannedProcess } from './planned-process';
+import { controllerPort } from './process-network';
 import { isConnectionServer } from './boot-order';
+
+export { controllerPort };
 
 interface ProbeSettings {
   connectionServerName: string;
@@ -39,21 +41,4 @@ export function readinessProbe(
   const port = controllerPort(process.spec);
   if (port === undefined) return undefined;
   return kind === 'grpc' ? { grpc: { port }, ...timing } : { tcpSocket: { port }, ...timing };
-}
-
-/**
- * drunc's port of a controller: `--port N`, else `-c grpc://host:N`, in a command naming a
- * controller; 0 or none found is no port (its Ready is then the container's start).
- */
-export function controllerPort(
-  spec: Pick<ProcessSpec, 'executableAndArguments'>,
-): number | undefined {
-  for (const { exec, args } of spec.executableAndArguments) {
-    const line = [exec, ...(args ?? [])].join(' ');
-    if (!line.includes('controller')) continue;
-    const found = /--port[\s=]+(\d+)/.exec(line) ?? /-c\s+["']?grpc:\/\/[^:\s]+:(\d+)/.exec(line);
-    const port = found ? Number(found[1]) : 0;
-    if (port > 0 && port <= 65535) return port;
-  }
-  return undefined;
 }
