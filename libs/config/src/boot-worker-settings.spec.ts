@@ -178,4 +178,81 @@ describe('boot-worker settings', () => {
   ])('refuses %s=%s, naming the field', (variable, raw, why) => {
     expect(() => loadSettings('boot-worker', { [variable]: raw })).toThrow(why);
   });
+
+  it("defaults to drunc's networking, readiness and readout, with nobody mapped to a uid", () => {
+    expect(loadSettings('boot-worker', {}).podManagement).toMatchObject({
+      network: 'host',
+      nodePorts: true,
+      nodePortRange: { min: 30000, max: 32767 },
+      localhostAlias: 'cluster-ip',
+      controllerReadinessProbe: 'tcp',
+      reachabilityCheck: 'node-port',
+      serviceStartupTimeoutSeconds: 30,
+      controllerExecutables: ['drunc-controller'],
+      runAsUsers: [],
+      hostConfigs: {},
+      readoutPrivileged: true,
+    });
+  });
+
+  it('reads the drunc settings kpm adds from KPM_* variables', () => {
+    const { podManagement } = loadSettings('boot-worker', {
+      KPM_RUN_AS_USERS: 'alice:1000:1000, bob:1001:2000',
+      KPM_NETWORK: 'pod',
+      KPM_NODE_PORTS: 'false',
+      KPM_NODE_PORT_RANGE: '20000-20100',
+      KPM_LOCALHOST_ALIAS: 'pod-ip',
+      KPM_REACHABILITY_CHECK: 'pod-ip',
+      KPM_CONTROLLER_EXECUTABLES: 'drunc-controller,my-controller',
+      KPM_READOUT_PRIVILEGED: 'false',
+      KPM_SERVICE_STARTUP_TIMEOUT_SECONDS: '5',
+    });
+    expect(podManagement).toMatchObject({
+      runAsUsers: [
+        { user: 'alice', uid: 1000, gid: 1000 },
+        { user: 'bob', uid: 1001, gid: 2000 },
+      ],
+      network: 'pod',
+      nodePorts: false,
+      nodePortRange: { min: 20000, max: 20100 },
+      localhostAlias: 'pod-ip',
+      reachabilityCheck: 'pod-ip',
+      controllerExecutables: ['drunc-controller', 'my-controller'],
+      readoutPrivileged: false,
+      serviceStartupTimeoutSeconds: 5,
+    });
+  });
+
+  it.each<[Record<string, string>, RegExp]>([
+    [{ KPM_RUN_AS_USERS: 'root:0:0' }, /runAsUsers\.0\.uid: uid must be at least 1/],
+    [{ KPM_RUN_AS_USERS: 'alice:1000' }, /runAsUsers\.0\.gid/],
+    [{ KPM_RUN_AS_USERS: 'no body:1000:1000' }, /runAsUsers\.0\.user: user must be a user name/],
+    [{ KPM_NODE_PORT_RANGE: '32000-31000' }, /nodePortRange\.max: max must not be below min/],
+    [{ KPM_NETWORK: 'bridge' }, /network must be host or pod/],
+    [{ KPM_LOCALHOST_ALIAS: 'dns' }, /localhostAlias must be one of cluster-ip, pod-ip, none/],
+    [{ KPM_REACHABILITY_CHECK: 'ping' }, /reachabilityCheck must be one of/],
+    [
+      { KPM_CONFIG: yamlFile('podManagement:\n  hostConfigs: { "Bad Host": {} }\n') },
+      /hostConfigs: "Bad Host" is not a node name/,
+    ],
+    [
+      { KPM_CONFIG: yamlFile('podManagement:\n  hostConfigs: { h1: { limits: { cpu: "x" } } }\n') },
+      /hostConfigs\.h1\.limits\.cpu: "x" is not a Kubernetes quantity/,
+    ],
+    [
+      { KPM_CONFIG: yamlFile('podManagement:\n  hostConfigs: { h1: { extra: {} } }\n') },
+      /hostConfigs\.h1\.extra: only limits and requests may be set/,
+    ],
+  ])('names the bad setting in %p', (env, message) => {
+    expect(() => loadSettings('boot-worker', env)).toThrow(message);
+  });
+
+  it('mounts configured volumes read-only unless they say otherwise, as drunc', () => {
+    const file = yamlFile(
+      'volumes:\n  - {name: cvmfs, mountPath: /cvmfs, hostPath: /cvmfs}\n  - {name: nfs, mountPath: /nfs, hostPath: /nfs, readOnly: false}\n',
+    );
+    expect(
+      loadSettings('boot-worker', { KPM_CONFIG: file }).volumes.map((v) => v.readOnly),
+    ).toEqual([true, false]);
+  });
 });

@@ -20,7 +20,13 @@ import {
   ValidateBy,
   ValidateNested,
 } from 'class-validator';
-import { DNS_LABEL, MAX_LINUX_ID, QUANTITY } from '@kpm/contracts/validation/rules';
+import {
+  DNS_LABEL,
+  HOSTNAME,
+  MAX_LINUX_ID,
+  QUANTITY,
+  USER_NAME,
+} from '@kpm/contracts/validation/rules';
 
 /** Absolute, and no `..` segment that could climb out of the directory (path traversal). */
 export const ABSOLUTE_PATH = /^\/(?!(.*\/)?\.\.(\/|$))/;
@@ -37,10 +43,17 @@ export class VolumeConfig {
   @Matches(ABSOLUTE_PATH, { message: ABSOLUTE_PATH_MESSAGE })
   hostPath!: string;
 
+  /** drunc mounts configured volumes read-only unless told otherwise (`read_only`, default true). */
   @IsOptional()
   @IsBoolean()
-  readOnly?: boolean = false;
+  readOnly?: boolean = true;
 }
+
+/**
+ * drunc's configured volumes mounted only into readout applications' pods (its
+ * `_get_pod_volumes_and_mounts` skips them for every other pod).
+ */
+export const READOUT_ONLY_VOLUMES: readonly string[] = ['hugepages', 'vfio', 'intel-firmware'];
 
 /** Page sizes Linux offers on the DAQ's x86-64 and arm64 hosts (`hugepages-<size>` resources). */
 const HUGEPAGE_SIZES = ['2Mi', '1Gi'] as const;
@@ -103,6 +116,82 @@ export class IdRange {
 export function idRangeOf(raw: string): { min: number; max: number } {
   const match = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(raw);
   return match ? { min: Number(match[1]), max: Number(match[2]) } : { min: NaN, max: NaN };
+}
+
+/** A user's processes run as this uid and gid (drunc runs every pod as the invoking user). */
+export class RunAsUser {
+  @Matches(USER_NAME, { message: 'user must be a user name' })
+  user!: string;
+
+  @IsInt({ message: 'uid must be a whole number' })
+  @Min(1, { message: 'uid must be at least 1 (root is never allowed)' })
+  @Max(MAX_LINUX_ID)
+  uid!: number;
+
+  @IsInt({ message: 'gid must be a whole number' })
+  @Min(1, { message: 'gid must be at least 1 (root is never allowed)' })
+  @Max(MAX_LINUX_ID)
+  gid!: number;
+}
+
+/** `KPM_RUN_AS_USERS=alice:1000:1000,bob:1001:1001` as RunAsUser entries. */
+export function runAsUsersOf(raw: string): Array<{ user: string; uid: number; gid: number }> {
+  return commaList(raw).map((entry) => {
+    const [user, uid, gid] = entry.split(':');
+    return { user, uid: Number(uid), gid: Number(gid) };
+  });
+}
+
+/** A range of ports, `min` to `max` inclusive. */
+export class PortRange {
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  min!: number;
+
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  @ValidateBy({
+    name: 'portRangeOrdered',
+    validator: {
+      validate: (value, args) => Number(value) >= (args?.object as PortRange).min,
+      defaultMessage: () => 'max must not be below min',
+    },
+  })
+  max!: number;
+}
+
+/** A readout host's resources (drunc's `host_configs[<host>]`): Kubernetes quantities. */
+export interface HostResources {
+  limits?: Record<string, string>;
+  requests?: Record<string, string>;
+}
+
+/** Why a `hostConfigs` map is wrong, naming the host and the resource; undefined if right. */
+export function hostConfigsProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'hostConfigs must map host names to {limits, requests}';
+  for (const [host, config] of Object.entries(value)) {
+    if (!HOSTNAME.test(host)) return `hostConfigs: "${host}" is not a node name`;
+    if (!isRecord(config)) return `hostConfigs.${host} must be {limits, requests}`;
+    for (const [kind, quantities] of Object.entries(config)) {
+      if (kind !== 'limits' && kind !== 'requests') {
+        return `hostConfigs.${host}.${kind}: only limits and requests may be set`;
+      }
+      if (!isRecord(quantities))
+        return `hostConfigs.${host}.${kind} must map resources to quantities`;
+      for (const [resource, quantity] of Object.entries(quantities)) {
+        if (typeof quantity !== 'string' || !QUANTITY.test(quantity)) {
+          return `hostConfigs.${host}.${kind}.${resource}: ${JSON.stringify(quantity)} is not a Kubernetes quantity`;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** How the boot-worker creates, readies and kills pods. */
@@ -214,7 +303,62 @@ export class PodManagementConfig {
   @IsIn(['none', 'tcp', 'grpc'], {
     message: 'controllerReadinessProbe must be one of none, tcp, grpc',
   })
-  controllerReadinessProbe: 'none' | 'tcp' | 'grpc' = 'none';
+  controllerReadinessProbe: 'none' | 'tcp' | 'grpc' = 'tcp';
+
+  /**
+   * After the root controller and the connection server are Ready, drunc connects to them itself
+   * through their node port (TCP to the root, HTTP to the connection server) before booting the
+   * rest: `node-port` as drunc (the pod's node, the Service's node port), `pod-ip` (the pod's
+   * address and port, for clusters where node ports do not route, e.g. without kube-proxy), or
+   * `none` (Ready is enough).
+   */
+  @IsIn(['node-port', 'pod-ip', 'none'], {
+    message: 'reachabilityCheck must be one of node-port, pod-ip, none',
+  })
+  reachabilityCheck: 'node-port' | 'pod-ip' | 'none' = 'node-port';
+
+  /** drunc's checking.service_startup_timeout: how long that connection may take to succeed. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  serviceStartupTimeoutSeconds = 30;
+
+  /** The executables drunc counts as controllers: with tree id `0` or `0.…` they are controllers. */
+  @IsArray()
+  @ArrayMinSize(1, { message: 'controllerExecutables must name at least one executable' })
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  controllerExecutables: string[] = ['drunc-controller'];
+
+  /**
+   * `host`: every pod but the NodePort ones (connection server, root controller) runs in its
+   * node's network, as drunc's; `pod`: every pod in the pod network (a readout profile may still
+   * ask the node's).
+   */
+  @IsIn(['host', 'pod'], { message: 'network must be host or pod' })
+  network: 'host' | 'pod' = 'host';
+
+  /**
+   * drunc's NodePort Services: the connection server and the root controller reachable from
+   * outside the cluster on their own ports (which must then be in `nodePortRange`); off: headless.
+   */
+  @IsBoolean()
+  nodePorts = true;
+
+  /** The cluster's NodePort range (the API server's --service-node-port-range). */
+  @ValidateNested()
+  @Type(() => PortRange)
+  nodePortRange: PortRange = Object.assign(new PortRange(), { min: 30000, max: 32767 });
+
+  /**
+   * drunc maps `localhost` to the connection server in every other pod: `cluster-ip` (its
+   * Service's ClusterIP, as drunc; needs a service proxy such as kube-proxy), `pod-ip` (its pod's
+   * address: routes wherever pods do, but changes when it restarts), or `none`.
+   */
+  @IsIn(['cluster-ip', 'pod-ip', 'none'], {
+    message: 'localhostAlias must be one of cluster-ip, pod-ip, none',
+  })
+  localhostAlias: 'cluster-ip' | 'pod-ip' | 'none' = 'cluster-ip';
 
   /** drunc's connection_server_port: the local connection server's port (its NodePort's target). */
   @IsInt()
@@ -261,6 +405,35 @@ export class PodManagementConfig {
   @ValidateNested()
   @Type(() => IdRange)
   runAsGidRange?: IdRange;
+
+  /**
+   * The uid and gid each user's processes run as when they ask none (drunc runs every pod as the
+   * user who booted it); a user not listed runs as the image's user. Never root.
+   */
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => RunAsUser)
+  runAsUsers: RunAsUser[] = [];
+
+  /**
+   * drunc's host_configs: a readout application's resources by the host it runs on. When any
+   * host is listed, a readout application must run on a listed host (drunc's fatal error else).
+   */
+  @ValidateBy({
+    name: 'hostConfigs',
+    validator: {
+      validate: (value) => hostConfigsProblem(value) === undefined,
+      defaultMessage: (args) => hostConfigsProblem(args?.value) ?? 'hostConfigs is invalid',
+    },
+  })
+  hostConfigs: Record<string, HostResources> = {};
+
+  /**
+   * drunc's readout applications on a `hostConfigs` host run privileged with IPC_LOCK (DPDK and
+   * hugepages need them); off: they get their host's resources only.
+   */
+  @IsBoolean()
+  readoutPrivileged = true;
 
   /** Upper bound of one logs answer, so it always fits one Kafka record. */
   @IsInt()
@@ -347,6 +520,15 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_CONTROLLER_READINESS_PROBE', 'podManagement.controllerReadinessProbe', String],
   ['KPM_RUN_AS_UID_RANGE', 'podManagement.runAsUidRange', idRangeOf],
   ['KPM_RUN_AS_GID_RANGE', 'podManagement.runAsGidRange', idRangeOf],
+  ['KPM_RUN_AS_USERS', 'podManagement.runAsUsers', runAsUsersOf],
+  ['KPM_REACHABILITY_CHECK', 'podManagement.reachabilityCheck', String],
+  ['KPM_SERVICE_STARTUP_TIMEOUT_SECONDS', 'podManagement.serviceStartupTimeoutSeconds', Number],
+  ['KPM_CONTROLLER_EXECUTABLES', 'podManagement.controllerExecutables', commaList],
+  ['KPM_NETWORK', 'podManagement.network', String],
+  ['KPM_NODE_PORTS', 'podManagement.nodePorts', (raw) => raw === 'true'],
+  ['KPM_NODE_PORT_RANGE', 'podManagement.nodePortRange', idRangeOf],
+  ['KPM_LOCALHOST_ALIAS', 'podManagement.localhostAlias', String],
+  ['KPM_READOUT_PRIVILEGED', 'podManagement.readoutPrivileged', (raw) => raw === 'true'],
 ];
 
 function commaList(raw: string): string[] {

@@ -1,10 +1,17 @@
 import { resolve } from 'node:path';
-import { fromDruncConfiguration, isDruncConfiguration } from './drunc-settings';
+import { readFileSync } from 'node:fs';
+import {
+  druncConfigurationReport,
+  fromDruncConfiguration,
+  isDruncConfiguration,
+} from './drunc-settings';
 import { loadSettings } from './load-settings';
 import { yamlFile } from './yaml-file.spec-helper';
 
 /** drunc's process-manager configuration for Kubernetes, as drunc reads it (JSON is YAML). */
 const DRUNC_FILE = resolve(__dirname, '../../../examples/drunc-k8s-process-manager.json');
+/** Shaped as the K8s configuration DUNE ships for CERN (every key it has, each of its kind). */
+const CERN_FILE = resolve(__dirname, '../../../examples/drunc-k8s-cern.json');
 
 describe("drunc's process-manager configuration as-is", () => {
   it('loads the drunc file unchanged, with drunc defaults for what it leaves out', () => {
@@ -127,5 +134,121 @@ describe("drunc's process-manager configuration as-is", () => {
     );
     expect(Object.keys(fromDrunc).sort()).toEqual(['labels', 'podManagement', 'watcher']);
     expect(own).toEqual({ kafka: { partitions: 3 } });
+  });
+
+  it('loads the file DUNE ships for CERN unchanged and applies image, host_configs, volumes', () => {
+    const settings = loadSettings('boot-worker', { KPM_CONFIG: CERN_FILE });
+    expect(settings.podManagement).toMatchObject({
+      image: 'ghcr.io/dune-daq/alma9:latest',
+      killTimeoutSeconds: 120,
+      podReadyTimeoutSeconds: 60,
+      restartCleanupSeconds: 10,
+      readoutAppSelector: 'runp',
+      socketRetryTimeoutSeconds: 1,
+      serviceStartupTimeoutSeconds: 30, // drunc's default: the file does not set it
+    });
+    expect(settings.podManagement.hostConfigs['np04-srv-031']).toEqual({
+      limits: { 'hugepages-2Mi': '32Gi', cpu: '128', memory: '1024Gi' },
+      requests: { 'hugepages-2Mi': '32Gi', cpu: '32', memory: '256Gi' },
+    });
+    expect(settings.homePathBase).toBe('/nfs/home');
+    expect(settings.volumes.map((v) => [v.name, v.readOnly])).toEqual([
+      ['nfs', false],
+      ['cvmfs', true],
+      ['hugepages', false],
+      ['vfio', false],
+      ['intel-firmware', true],
+    ]);
+  });
+
+  it('names every key of the CERN file as applied or as having no effect, none unknown', () => {
+    const file = JSON.parse(readFileSync(CERN_FILE, 'utf8')) as Record<string, unknown>;
+    const report = druncConfigurationReport(file);
+    expect(report.unknown).toEqual([]);
+    expect(report.applied.sort()).toEqual(
+      [
+        'image',
+        'settings.labels.drunc_label',
+        'settings.home_path_base',
+        'settings.service.headless_discovery_port',
+        'settings.pod_management.kill_timeout',
+        'settings.pod_management.pod_ready_timeout',
+        'settings.cleanup.restart_cleanup_time',
+        'settings.checking.watcher_retry_sleep',
+        'settings.checking.host_cache_expiry',
+        'settings.checking.socket_retry_timeout',
+        'settings.readout_app_selector',
+        'settings.host_configs',
+        'settings.volumes',
+      ].sort(),
+    );
+    expect(report.withoutEffect.map((w) => w.key).sort()).toEqual(
+      [
+        'type',
+        'name',
+        'command_address',
+        'authoriser',
+        'environment',
+        'opmon_uri',
+        'opmon_conf',
+        'host',
+        'port',
+        'settings.cleanup.restart_cleanup_polling',
+        'settings.checking.pod_status_check_sleep',
+        'settings.checking.grpc_startup_timeout',
+      ].sort(),
+    );
+    for (const { reason } of report.withoutEffect) expect(reason.length).toBeGreaterThan(10);
+  });
+
+  it('reports keys drunc does not know either as unknown (drunc warns and discards them)', () => {
+    const report = druncConfigurationReport({
+      settings: { some_future_setting: true, checking: { nope: 1 }, labels: { app: 'x' } },
+      mystery: 1,
+    });
+    expect(report.unknown.sort()).toEqual([
+      'mystery',
+      'settings.checking.nope',
+      'settings.some_future_setting',
+    ]);
+    expect(report.withoutEffect.map((w) => w.key)).toEqual(['settings.labels.app']);
+  });
+
+  it('stringifies host_configs quantities as drunc does, and refuses a wrong one by name', () => {
+    const ok = yamlFile(
+      'settings:\n  host_configs:\n    np04-srv-031:\n      limits: { cpu: 64, memory: 512Gi }\n',
+    );
+    expect(loadSettings('boot-worker', { KPM_CONFIG: ok }).podManagement.hostConfigs).toEqual({
+      'np04-srv-031': { limits: { cpu: '64', memory: '512Gi' } },
+    });
+    const bad = yamlFile(
+      'settings:\n  host_configs:\n    np04-srv-031:\n      limits: { cpu: lots }\n',
+    );
+    expect(() => loadSettings('boot-worker', { KPM_CONFIG: bad })).toThrow(
+      /hostConfigs\.np04-srv-031\.limits\.cpu: "lots" is not a Kubernetes quantity/,
+    );
+    const notMap = yamlFile('settings:\n  host_configs: [a]\n');
+    expect(() => loadSettings('boot-worker', { KPM_CONFIG: notMap })).toThrow(
+      /settings\.host_configs: must map host names/,
+    );
+  });
+
+  it.each<[string, string, string, unknown]>([
+    ['image', 'image: x/y:1\nsettings: {}', 'image', 'x/y:1'],
+    [
+      'service_startup_timeout',
+      'settings:\n  checking: { service_startup_timeout: 12 }',
+      'serviceStartupTimeoutSeconds',
+      12,
+    ],
+    [
+      "an older drunc's connection_server.name",
+      'settings:\n  connection_server: { name: lcs }',
+      'connectionServerName',
+      'lcs',
+    ],
+  ])('applies %s', (_, yaml, key, value) => {
+    const settings = loadSettings('boot-worker', { KPM_CONFIG: yamlFile(`${yaml}\n`) });
+    expect((settings.podManagement as unknown as Record<string, unknown>)[key]).toEqual(value);
   });
 });
