@@ -52,7 +52,12 @@ export function podPolicyOf(
     ...(pm.maxProcessesPerBoot !== undefined
       ? { maxProcessesPerBoot: pm.maxProcessesPerBoot }
       : {}),
-    readout: { readoutAppSelector: pm.readoutAppSelector, readoutProfile: pm.readoutProfile },
+    readout: {
+      readoutAppSelector: pm.readoutAppSelector,
+      readoutProfile: pm.readoutProfile,
+      hostConfigs: pm.hostConfigs,
+      readoutPrivileged: pm.readoutPrivileged,
+    },
     ...(pm.runAsUidRange !== undefined ? { runAsUidRange: pm.runAsUidRange } : {}),
     ...(pm.runAsGidRange !== undefined ? { runAsGidRange: pm.runAsGidRange } : {}),
   };

@@ -137,3 +137,88 @@ describe('readoutErrors', () => {
     });
   });
 });
+
+describe('drunc’s readout applications with host_configs', () => {
+  const HOSTS: ReadoutSettings = {
+    readoutAppSelector: 'runp',
+    readoutProfile: profile, // host_configs win over kpm's one profile
+    hostConfigs: {
+      'np04-srv-031': {
+        limits: { 'hugepages-2Mi': '32Gi', cpu: '128', memory: '1024Gi' },
+        requests: { 'hugepages-2Mi': '32Gi', cpu: '32', memory: '256Gi' },
+      },
+      'np02-srv-001': { limits: { cpu: '64' } },
+    },
+  };
+  const on = (...allowedHosts: string[]) => ({ restriction: { allowedHosts } });
+
+  it('gives a readout pod its host’s resources, privilege with IPC_LOCK and hugepages', () => {
+    expect(
+      readoutProfileOf(spec('runp04srv031eth0', on('np04-srv-031')), HOSTS, 'np04-srv-031'),
+    ).toEqual({
+      resources: {
+        limits: { 'hugepages-2Mi': '32Gi', cpu: '128', memory: '1024Gi' },
+        requests: { 'hugepages-2Mi': '32Gi', cpu: '32', memory: '256Gi' },
+      },
+      hostNetwork: false,
+      privileged: true,
+      volume: { name: 'kpm-hugepages', emptyDir: { medium: 'HugePages' } },
+      mount: { name: 'kpm-hugepages', mountPath: '/dev/hugepages' },
+    });
+  });
+
+  it('mounts no hugepages when the host gives none, and drops privilege when told', () => {
+    const quiet = { ...HOSTS, readoutPrivileged: false };
+    expect(readoutProfileOf(spec('runp-2', on('np02-srv-001')), quiet, 'np02-srv-001')).toEqual({
+      resources: { requests: {}, limits: { cpu: '64' } },
+      hostNetwork: false,
+      privileged: false,
+    });
+  });
+
+  it('gives nothing on a host not listed, and nothing to a process that is no readout', () => {
+    expect(readoutProfileOf(spec('runp-3'), HOSTS, 'elsewhere')).toBeUndefined();
+    expect(readoutProfileOf(spec('runp-3'), HOSTS)).toBeUndefined();
+    expect(readoutProfileOf(spec('ru-01'), HOSTS, 'np04-srv-031')).toBeUndefined();
+  });
+
+  it.each<[string, ProcessSpec, Array<[string, string]>]>([
+    ['on a listed host', spec('runp-1', on('np04-srv-031')), []],
+    ['no readout process, anywhere', spec('ru-01', on('elsewhere')), []],
+    [
+      'no host named (drunc: fatal)',
+      spec('runp-1'),
+      [
+        [
+          'p.restriction.allowedHosts',
+          'a readout process (its name contains "runp", podManagement.readoutAppSelector) must name its host, one of podManagement.hostConfigs: np04-srv-031, np02-srv-001',
+        ],
+      ],
+    ],
+    [
+      'a host not listed (drunc: fatal)',
+      spec('runp-1', on('np04-srv-031', 'np04-srv-099')),
+      [
+        [
+          'p.restriction.allowedHosts',
+          'a readout process (its name contains "runp", podManagement.readoutAppSelector) runs only on a host of podManagement.hostConfigs (np04-srv-031, np02-srv-001), not np04-srv-099',
+        ],
+      ],
+    ],
+    [
+      'asking what its host decides',
+      spec('runp-1', {
+        ...on('np04-srv-031'),
+        resources: { limits: { cpu: '1', 'nvidia.com/gpu': '1' } },
+      }),
+      [
+        [
+          'p.resources.limits',
+          'cpu of a readout process (its name contains "runp", podManagement.readoutAppSelector) is set by its host\'s podManagement.hostConfigs, not by the process',
+        ],
+      ],
+    ],
+  ])('%s', (_, s, expected) => {
+    expect(readoutErrors('p', s, HOSTS).map((e) => [e.path, e.message])).toEqual(expected);
+  });
+});
