@@ -1,0 +1,273 @@
+/**
+ * A drunc-shaped DAQ session on the real node, through the whole system (boot-worker, watcher,
+ * state): the boot requests drunc's driver sends — the local connection server (gunicorn on
+ * `${CONNECTION_PORT}`), another infrastructure application, the root controller listening on its
+ * gRPC port, two segments with their controllers (one segment nested in another), applications of
+ * the segments and of the root segment — each `source`s its environment script, runs kpm's DAQ
+ * stand-in under drunc's executable names, and writes its output to a log FILE.
+ *
+ * Proven on real processes: drunc's boot order with real readiness (the connection server Ready
+ * and answering HTTP before the root controller exists; the root controller Ready and accepting
+ * TCP on its port before anything else exists); every process's output in its log file on the
+ * host; every process running as the booting user (uid from `runAsUsers`); and a terminate that
+ * stops them in drunc's order — applications, segment controllers deepest first, the root
+ * controller, infrastructure — checked by the kubelet's exit times (each stage's processes take
+ * longer than a second to stop, so a later stage's exit time is a later second).
+ */
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Watch, type V1Pod } from '@kubernetes/client-node';
+import type { ProcessInstance, ProcessSpec } from '@kpm/contracts';
+import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
+import { KpmTrio } from '../support/kpm-trio';
+import { realNode, realNodeBootEnv } from '../support/real-node';
+import { stackEnv } from '../support/stack-env';
+
+jest.setTimeout(300_000);
+
+const target = realNode();
+const USER = 'alice';
+const UID = 4242;
+/** Longer than a second: a stage's exits fall in a later second than the stage before. */
+const STOP_DELAY = '1500ms';
+
+let h: KpmTrio;
+let client: ProcessManagerClient;
+let base: string;
+let work: string;
+
+/** A TCP port free on this host now (hostNetwork processes listen on the host's ports). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A node port no Service holds now, in the default NodePort range. */
+async function freeNodePort(taken: Set<number>): Promise<number> {
+  const services = await h.harness.core.listServiceForAllNamespaces();
+  for (const s of services.items) for (const p of s.spec?.ports ?? []) taken.add(p.nodePort ?? 0);
+  for (;;) {
+    const port = 30000 + Math.floor(Math.random() * 2768);
+    if (!taken.has(port)) return (taken.add(port), port);
+  }
+}
+
+beforeAll(async () => {
+  base = mkdtempSync('/tmp/kpm-drunc-real-');
+  work = join(base, 'np04');
+  const home = join(base, 'home', USER);
+  for (const dir of [work, home]) {
+    mkdirSync(dir, { recursive: true });
+    chownSync(dir, UID, UID);
+  }
+  writeFileSync(join(work, 'rte.sh'), 'export DAQ_RTE_SOURCED=1\n');
+  h = await KpmTrio.start('drunc-real', {
+    ...realNodeBootEnv(target),
+    KPM_HOST_PATH_PREFIXES: base,
+    KPM_HOME_PATH_BASE: join(base, 'home'),
+    KPM_RUN_AS_USERS: `${USER}:${UID}:${UID}`,
+    // No kube-proxy on the local stack: ClusterIPs and node ports do not route, pod IPs do.
+    KPM_LOCALHOST_ALIAS: 'pod-ip',
+    KPM_REACHABILITY_CHECK: 'pod-ip',
+    KPM_KILL_TIMEOUT_SECONDS: '20',
+  });
+  client = connectProcessManager({ brokers: stackEnv().brokers, topicPrefix: h.prefix });
+}, 180_000);
+
+afterAll(async () => {
+  await client?.close();
+  await h?.close();
+  if (base) rmSync(base, { recursive: true, force: true });
+}, 180_000);
+
+/** The session drunc's driver would boot, in its order, as kpm process specs. */
+async function druncSession(session: string): Promise<ProcessSpec[]> {
+  const nodePorts = new Set<number>();
+  const [lcsPort, rootPort] = [await freeNodePort(nodePorts), await freeNodePort(nodePorts)];
+  const ports = await Promise.all([1, 2, 3, 4, 5, 6, 7].map(() => freePort()));
+  const process = (
+    name: string,
+    treeId: string,
+    exec: string,
+    args: string[],
+    extra: Partial<ProcessSpec> = {},
+  ): ProcessSpec => ({
+    name,
+    treeId,
+    executableAndArguments: [
+      { exec: 'source', args: [join(work, 'rte.sh')] },
+      { exec, args },
+    ],
+    env: { DUNEDAQ_SESSION: session, DUNEDAQ_APPLICATION_NAME: name },
+    executionDirectory: work,
+    logFile: join(work, `log_${USER}_${session}_${name}.txt`),
+    restriction: { allowedHosts: [target.node] },
+    ...extra,
+  });
+  const drunc = (name: string, control: string) => [
+    '-s',
+    session,
+    '-k',
+    'np04-session',
+    '-n',
+    name,
+    '-c',
+    control,
+    '-d',
+    'oksconflibs:np04.data.xml',
+  ];
+  const controller = (name: string, treeId: string, port: number) =>
+    process(name, treeId, 'drunc-controller', [
+      ...drunc(name, `grpc://${target.node}:${port}`),
+      '-l',
+      'INFO',
+      '--term-delay',
+      STOP_DELAY,
+    ]);
+  const application = (name: string, treeId: string, port: number, extra = {}) =>
+    process(
+      name,
+      treeId,
+      'daq_application',
+      [...drunc(name, `rest://${target.node}:${port}`), '--quit-delay', STOP_DELAY],
+      extra,
+    );
+  return [
+    process(
+      'local-connection-server',
+      '1',
+      'gunicorn',
+      [
+        '-b',
+        '0.0.0.0:${CONNECTION_PORT}',
+        '--workers=1',
+        'connection-service.connection-flask:app',
+      ],
+      { env: { CONNECTION_PORT: String(lcsPort) } },
+    ),
+    application('ers-gateway', '2', ports[0]),
+    controller('root-controller', '0', rootPort),
+    controller('ru-controller', '0.0', ports[1]),
+    controller('ru-apa1-controller', '0.0.0', ports[2]),
+    application('ru-01', '0.0.0', ports[3]),
+    controller('df-controller', '0.1', ports[4]),
+    application('df-01', '0.1.0', ports[5], {
+      restriction: { allowedHosts: [target.node], dataMount: '.' },
+    }),
+    application('mlt', '0.0', ports[6]),
+  ];
+}
+
+const isReady = (pod: V1Pod) =>
+  (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** `created <name>` and `ready <name>` in the order the API server reported them. */
+async function recordLife(session: string): Promise<{ steps: string[]; stop: () => void }> {
+  const steps: string[] = [];
+  const watch = await new Watch(h.harness.kubeconfig).watch(
+    `/api/v1/namespaces/${session}/pods`,
+    {},
+    (_type: string, pod: V1Pod) => {
+      const name = pod.metadata?.name ?? '';
+      if (!steps.includes(`created ${name}`)) steps.push(`created ${name}`);
+      if (isReady(pod) && !steps.includes(`ready ${name}`)) steps.push(`ready ${name}`);
+    },
+    () => undefined,
+  );
+  return { steps, stop: () => watch.abort() };
+}
+
+async function eventually<T>(read: () => T, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not seen within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const logOf = (spec: ProcessSpec) => {
+  try {
+    return readFileSync(spec.logFile!, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+it('boots, logs, runs as the user and terminates as drunc does', async () => {
+  const session = h.session('np04');
+  const processes = await druncSession(session);
+  const names = processes.map((p) => p.name);
+  const life = await recordLife(session);
+  const boot = await client.boot(
+    { session, user: USER, processes },
+    { wait: true, timeoutMs: 180_000 },
+  );
+  life.stop();
+  expect(boot.completion?.status).toBe('succeeded');
+
+  // drunc's order: the connection server Ready (and answering), then the root controller
+  // created and Ready (and accepting), then everything else created.
+  const at = (step: string) => life.steps.indexOf(step);
+  expect(at('created local-connection-server')).toBe(0);
+  expect(at('ready local-connection-server')).toBeLessThan(at('created root-controller'));
+  expect(at('ready root-controller')).toBeGreaterThan(at('created root-controller'));
+  for (const name of names.filter(
+    (n) => !['local-connection-server', 'root-controller'].includes(n),
+  ))
+    expect(at(`created ${name}`)).toBeGreaterThan(at('ready root-controller'));
+
+  // Every process's output in its log file on the host, written by the booting user's uid, and
+  // each pod running as that user.
+  for (const spec of processes) {
+    const log = await eventually(
+      () => logOf(spec),
+      (text) => /start argv=/.test(text),
+      `${spec.name}'s log`,
+    );
+    expect(log).toMatch(
+      new RegExp(
+        `^${spec.executableAndArguments[1].exec}: start argv=.* uid=${UID} gid=${UID}`,
+        'm',
+      ),
+    );
+  }
+  for (const pod of await h.harness.pods(session)) {
+    expect(pod.spec?.securityContext).toMatchObject({ runAsUser: UID, runAsGroup: UID });
+  }
+
+  const terminate = await client.terminate(
+    { session, user: USER, timeoutSeconds: 240 },
+    { wait: true },
+  );
+  expect(terminate.completion?.status).toBe('succeeded');
+  const exits = new Map(
+    terminate.completion!.processes.map((p: ProcessInstance) => [
+      p.description.metadata.name,
+      Date.parse(p.terminatedAt!),
+    ]),
+  );
+  const stages = [
+    ['ru-01', 'df-01', 'mlt'],
+    ['ru-apa1-controller'],
+    ['ru-controller', 'df-controller'],
+    ['root-controller'],
+    ['local-connection-server', 'ers-gateway'],
+  ];
+  for (let i = 1; i < stages.length; i++) {
+    const before = Math.max(...stages[i - 1].map((n) => exits.get(n)!));
+    for (const name of stages[i]) expect(exits.get(name)).toBeGreaterThan(before);
+  }
+  // Each process stopped on drunc's signal: applications on the preStop's SIGQUIT, the rest on
+  // SIGTERM; all of them said so in their log files.
+  for (const spec of processes) {
+    const signal = spec.executableAndArguments[1].exec === 'daq_application' ? 'QUIT' : 'TERM';
+    if (spec.name === 'local-connection-server') continue; // drunc's trap kills it at once
+    expect(logOf(spec)).toMatch(new RegExp(`signal ${signal} received`));
+  }
+});
