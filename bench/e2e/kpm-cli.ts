@@ -8,7 +8,7 @@ import { childNodeArgs } from '../../test/support/service-process';
 
 const root = join(__dirname, '..', '..');
 
-/** A session file of `n` processes in drunc's tree shape (one dot: segment controller, two: application). */
+/** A session file of `n` applications in drunc's tree shape (`0.<segment>.<n>`). */
 export function sessionFile(session: string, n: number): string {
   const processes = benchProcesses(n);
   const file = join(mkdtempSync(join(tmpdir(), 'kpm-bench-')), `${session}.yaml`);
@@ -20,7 +20,7 @@ export function sessionFile(session: string, n: number): string {
 /** `n` processes in drunc's tree shape, as the session files and the burst boot them. */
 export function benchProcesses(n: number) {
   return Array.from({ length: n }, (_, i) =>
-    daqApplication(`ru-${String(i).padStart(5, '0')}`, `1.${1 + (i % 10)}.${i}`),
+    daqApplication(`ru-${String(i).padStart(5, '0')}`, `0.${1 + (i % 10)}.${i}`),
   );
 }
 

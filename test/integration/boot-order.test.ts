@@ -16,6 +16,12 @@ const app = (name: string, treeId: string, extra: Record<string, unknown> = {}) 
   ...extra,
 });
 
+/** A drunc controller: the same process running drunc-controller (its role is by executable). */
+const controller = (...args: Parameters<typeof app>) => ({
+  ...app(...args),
+  executableAndArguments: [{ exec: 'drunc-controller', args: ['--name', args[0]] }],
+});
+
 /** A probed process whose simulated probe passes `ms` after it started running. */
 const readyAfter = (ms: number) => ({ annotations: { 'sim.kpm.daq/ready-ms': String(ms) } });
 
@@ -64,9 +70,9 @@ it('creates the connection server, waits for it; then the root controller, waits
   const processes = [
     app('ru-01', '0.1.1'),
     app('ru-02', '0.1.2'),
-    app('seg', '0.1'),
+    controller('seg', '0.1'),
     {
-      ...app('root', '0', readyAfter(1000)),
+      ...controller('root', '0', readyAfter(1000)),
       executableAndArguments: [{ exec: 'drunc-controller', args: ['--port', '3333'] }],
     },
     app('local-connection-server', '1', readyAfter(1000)),
@@ -108,7 +114,7 @@ it('fails everything after a root controller that fails, creating none of it', a
   const session = h.session('rootfail');
   const processes = [
     app('local-connection-server', '1'),
-    { ...app('root', '0'), image: 'kpm.invalid/bad-image:latest' },
+    { ...controller('root', '0'), image: 'kpm.invalid/bad-image:latest' },
     app('ru-01', '0.1.1'),
   ];
   await h.send('boot-rootfail', CommandType.boot, { session, user: 'alice', processes });

@@ -37,7 +37,7 @@ it('resumes a boot after a crash: no process twice, the same fact ids', async ()
   const session = h.session('crash');
   const processes = Array.from({ length: COUNT }, (_, i) => ({
     name: `ru-${String(i).padStart(3, '0')}`,
-    treeId: `1.1.${i}`,
+    treeId: `0.1.${i}`,
     executableAndArguments: [{ exec: 'daq_application' }],
   }));
   await h.send('boot-crash', CommandType.boot, { session, user: 'crash', processes });

@@ -38,7 +38,7 @@ async function bootMany(
   const session = h.session(`n${count}`);
   const processes = Array.from({ length: count }, (_, i) => ({
     name: `ru-${String(i).padStart(4, '0')}`,
-    treeId: `1.${1 + (i % 10)}.${i}`,
+    treeId: `0.${1 + (i % 10)}.${i}`,
     executableAndArguments: [{ exec: 'daq_application', args: ['--index', String(i)] }],
   }));
   const id = `boot-${count}`;

@@ -12,7 +12,7 @@ import { BootWorkerHarness } from '../support/boot-worker-harness';
 import { testSettings } from '../support/services';
 import { stackEnv } from '../support/stack-env';
 import { TopicProbe } from '../support/topic-probe';
-import { daqApplication } from '../support/daq-application';
+import { daqApplication, druncController } from '../support/daq-application';
 
 /**
  * The boot-worker with the real watcher (no janitor) on one label domain and topic prefix: the
@@ -57,9 +57,9 @@ it('restarts and terminates with the watcher recording and releasing each pod', 
     session,
     user: 'alice',
     processes: [
-      daqApplication('root', '0'),
-      daqApplication('ru-01', '1.1.1'),
-      daqApplication('ru-02', '1.1.2'),
+      druncController('root', '0'),
+      daqApplication('ru-01', '0.1.1'),
+      daqApplication('ru-02', '0.1.2'),
     ],
   });
   await h.factCount(processBooted, 'boot-live', 3);

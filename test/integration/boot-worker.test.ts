@@ -1,4 +1,4 @@
-import { CommandType, ProcessEventType, processUuid, roleFromTreeId } from '@kpm/contracts';
+import { CommandType, ProcessEventType, processUuid, roleOf } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
 
 /**
@@ -14,6 +14,12 @@ const app = (name: string, treeId?: string, extra: Record<string, unknown> = {})
     { exec: 'daq_application', args: ['--name', name] },
   ],
   ...extra,
+});
+
+/** A drunc controller: the same process running drunc-controller (its role is by executable). */
+const controller = (...args: Parameters<typeof app>) => ({
+  ...app(...args),
+  executableAndArguments: [{ exec: 'drunc-controller', args: ['--name', args[0]] }],
 });
 
 jest.setTimeout(180_000);
@@ -33,15 +39,15 @@ afterAll(() => h?.close(), 120_000);
 describe('boot', () => {
   const tree = [
     app('local-connection-server', '1'),
-    app('root', '0'),
-    app('seg', '1.1'),
-    app('ru-01', '1.1.1', {
+    controller('root', '0'),
+    controller('seg', '0.1'),
+    app('ru-01', '0.1.1', {
       restriction: { allowedHosts: ['kpm-node-2'] },
       env: { DAQ_LEVEL: '3' },
       logsPath: '/log/daq',
       labels: { detector: 'np04' },
     }),
-    app('ru-02', '1.1.2'),
+    app('ru-02', '0.1.2'),
   ];
   let session: string;
   let firstUids: string[];
@@ -55,7 +61,7 @@ describe('boot', () => {
         uuid: processUuid('boot-tree', i),
         name: p.name,
         treeId: p.treeId,
-        role: roleFromTreeId(p.treeId),
+        role: roleOf(p),
       })),
     );
     const booted = await h.factCount(processBooted, 'boot-tree', 5);
@@ -69,7 +75,7 @@ describe('boot', () => {
       [h.labels.creator]: 'kpm',
       [h.labels.uuid]: processUuid('boot-tree', 3),
       [h.labels.session]: session,
-      [h.labels.treeId]: '1.1.1',
+      [h.labels.treeId]: '0.1.1',
       [h.labels.role]: 'application',
       [h.labels.user]: 'alice',
       app: 'ru-01',
@@ -183,7 +189,7 @@ describe('boot', () => {
 describe('terminate', () => {
   it('kills the whole session, then its namespace goes', async () => {
     const session = h.session('term');
-    const processes = [app('root', '0'), app('seg', '1.1'), app('ru-01', '1.1.1')];
+    const processes = [controller('root', '0'), controller('seg', '0.1'), app('ru-01', '0.1.1')];
     await h.send('boot-term', CommandType.boot, { session, user: 'bob', processes });
     await h.factCount(processBooted, 'boot-term', 3);
     await h.send('terminate-term', CommandType.terminate, { session, user: 'bob' });
@@ -204,7 +210,7 @@ describe('restart', () => {
 
   beforeAll(async () => {
     session = h.session('restart');
-    const processes = [app('ru-01', '1.1.1'), app('ru-02', '1.1.2'), app('ru-03', '1.1.3')];
+    const processes = [app('ru-01', '0.1.1'), app('ru-02', '0.1.2'), app('ru-03', '0.1.3')];
     await h.send('boot-restart', CommandType.boot, { session, user: 'carol', processes });
     await h.factCount(processBooted, 'boot-restart', 3);
   });
@@ -280,7 +286,7 @@ describe('failures', () => {
   it('escalates to grace 0 for a process that ignores SIGTERM', async () => {
     const session = h.session('stubborn');
     const processes = [
-      app('stubborn', '1.1.1', { annotations: { 'sim.kpm.daq/stop-ms': '600000' } }),
+      app('stubborn', '0.1.1', { annotations: { 'sim.kpm.daq/stop-ms': '600000' } }),
     ];
     await h.send('boot-stubborn', CommandType.boot, { session, user: 'dave', processes });
     await h.fact(processBooted, 'boot-stubborn');
@@ -305,9 +311,9 @@ describe('failures', () => {
     // boot-order.test.ts. Here it boots, and one application cannot be placed.
     const session = h.session('fail');
     const processes = [
-      app('root', '0'),
-      app('pinned', '1.1.1', { restriction: { allowedHosts: ['no-such-node'] } }),
-      app('fine', '1.1.2'),
+      controller('root', '0'),
+      app('pinned', '0.1.1', { restriction: { allowedHosts: ['no-such-node'] } }),
+      app('fine', '0.1.2'),
     ];
     await h.send('boot-fail', CommandType.boot, { session, user: 'erin', processes });
     const [failed] = await h.factCount(processBootFailed, 'boot-fail', 1);
@@ -329,7 +335,7 @@ describe('failures', () => {
 describe('sessions over time', () => {
   it('frees a name once its process ended: booting it again replaces the dead pod', async () => {
     const session = h.session('crash');
-    const crashing = app('ru-01', '1.1.1', {
+    const crashing = app('ru-01', '0.1.1', {
       annotations: { 'sim.kpm.daq/exit-code': '3', 'sim.kpm.daq/run-ms': '200' },
     });
     await h.send('boot-crash', CommandType.boot, { session, user: 'frank', processes: [crashing] });
@@ -342,7 +348,7 @@ describe('sessions over time', () => {
     await h.send('boot-again', CommandType.boot, {
       session,
       user: 'frank',
-      processes: [app('ru-01', '1.1.1')],
+      processes: [app('ru-01', '0.1.1')],
     });
     const again = await h.fact(processBooted, 'boot-again');
     const podUid = (e: typeof first) => (e.data.process as { podUid: string }).podUid;
@@ -353,7 +359,7 @@ describe('sessions over time', () => {
 
   it('waits out a Terminating namespace of the same session, then boots into a new one', async () => {
     const session = h.session('reboot');
-    const processes = [app('root', '0'), app('ru-01', '1.1.1')];
+    const processes = [controller('root', '0'), app('ru-01', '0.1.1')];
     await h.send('boot-first', CommandType.boot, { session, user: 'gina', processes });
     await h.factCount(processBooted, 'boot-first', 2);
     const before = await h.core.readNamespace({ name: session });

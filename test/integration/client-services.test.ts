@@ -28,6 +28,12 @@ const app = (name: string, treeId: string, annotations: Record<string, string> =
   annotations,
 });
 
+/** A drunc controller: the same process running drunc-controller (its role is by executable). */
+const controller = (...args: Parameters<typeof app>) => ({
+  ...app(...args),
+  executableAndArguments: [{ exec: 'drunc-controller', args: ['--name', args[0]] }],
+});
+
 let h: KpmTrio;
 let client: ProcessManagerClient;
 
@@ -68,7 +74,7 @@ it("follows a session's life: boot, a process failing on its own, kill, terminat
       session,
       user: 'alice',
       processes: [
-        app('root', '0', { 'sim.kpm.daq/graceful': 'true' }),
+        controller('root', '0', { 'sim.kpm.daq/graceful': 'true' }),
         app('ru-01', '0.1.1'),
         app('ru-02', '0.1.2', { 'sim.kpm.daq/exit-code': '3', 'sim.kpm.daq/run-ms': '1000' }),
       ],

@@ -16,7 +16,7 @@ import { KpmTrio } from '../support/kpm-trio';
 import { stackEnv } from '../support/stack-env';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TopicProbe } from '../support/topic-probe';
-import { daqApplication } from '../support/daq-application';
+import { daqApplication, druncController } from '../support/daq-application';
 
 jest.setTimeout(600_000);
 
@@ -88,7 +88,7 @@ it('answers a command given up on with a failed completion, then goes on', async
     {
       session,
       user: 'alice',
-      processes: [daqApplication('root', '0'), daqApplication('ru-01', '0.1.1')],
+      processes: [druncController('root', '0'), daqApplication('ru-01', '0.1.1')],
     },
     { wait: true },
   );
@@ -99,7 +99,7 @@ it('answers a command given up on with a failed completion, then goes on', async
   const [boot, kill] = await Promise.all([
     refused(
       client.boot(
-        { session: h.session('never'), user: 'alice', processes: [daqApplication('root', '0')] },
+        { session: h.session('never'), user: 'alice', processes: [druncController('root', '0')] },
         { wait: true, timeoutMs: 400_000 },
       ),
     ),

@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
-import { daqApplication } from '../support/daq-application';
+import { daqApplication, druncController } from '../support/daq-application';
 
 jest.setTimeout(180_000);
 
@@ -31,7 +31,7 @@ it('exposes the connection server on its NodePort, and refuses a boot that would
   await h.send('boot-np-1', CommandType.boot, {
     session: first,
     user: 'alice',
-    processes: [daqApplication(SERVER, '1'), daqApplication('root', '0')],
+    processes: [daqApplication(SERVER, '1'), druncController('root', '0')],
   });
   await h.factCount(ProcessEventType.processBooted, 'boot-np-1', 2);
   const service = await h.core.readNamespacedService({
@@ -48,7 +48,7 @@ it('exposes the connection server on its NodePort, and refuses a boot that would
   await h.send('boot-np-2', CommandType.boot, {
     session: second,
     user: 'bob',
-    processes: [daqApplication(SERVER, '1'), daqApplication('root', '0')],
+    processes: [daqApplication(SERVER, '1'), druncController('root', '0')],
   });
   const rejected = await h.fact(ProcessEventType.commandRejected, 'boot-np-2');
   expect(rejected.data).toMatchObject({

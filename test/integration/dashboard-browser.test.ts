@@ -215,7 +215,12 @@ describe('the operator dashboard', () => {
     const session = h.session('big');
     // root + infrastructure + 49 segments of a controller and 101 applications = 5,000.
     const processes = treeSession(session, 49, 101);
-    processes.push({ ...treeSession(session, 0, 0)[0], name: 'connection-server', treeId: '1' });
+    processes.push({
+      ...treeSession(session, 0, 0)[0],
+      name: 'connection-server',
+      treeId: '1',
+      role: 'infrastructure-applications',
+    });
     expect(processes).toHaveLength(5000);
     await bench.send(
       'process-events',

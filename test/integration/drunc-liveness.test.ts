@@ -25,6 +25,12 @@ const app = (name: string, treeId: string, annotations: Record<string, string> =
   annotations,
 });
 
+/** A drunc controller: the same process running drunc-controller (its role is by executable). */
+const controller = (...args: Parameters<typeof app>) => ({
+  ...app(...args),
+  executableAndArguments: [{ exec: 'drunc-controller', args: ['--name', args[0]] }],
+});
+
 let h: KpmTrio;
 let client: ProcessManagerClient;
 
@@ -84,7 +90,7 @@ it('ends a pod deleted while no watcher ran DEAD PodDeleted within one reconcile
   await stream.ready();
   const seen = collect(stream);
   const boot = await client.boot(
-    { session, user: 'alice', processes: [app('root', '0'), app('ru-01', '0.1.1')] },
+    { session, user: 'alice', processes: [controller('root', '0'), app('ru-01', '0.1.1')] },
     { wait: true },
   );
   expect(boot.completion?.status).toBe('succeeded');
@@ -143,7 +149,7 @@ it('ends a process that exits 0 DEAD GracefulShutdown, as drunc words it', async
       session,
       user: 'alice',
       processes: [
-        app('root', '0'),
+        controller('root', '0'),
         app('ru-01', '0.1.1', { 'sim.kpm.daq/exit-code': '0', 'sim.kpm.daq/run-ms': '500' }),
       ],
     },

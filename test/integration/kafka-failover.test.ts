@@ -187,7 +187,7 @@ async function readyAgain(service: ServiceProcess, killedAt: number): Promise<nu
 it('boots and kills 200 processes through two leader failures: nothing lost, nothing doubled', async () => {
   const processes = Array.from({ length: COUNT }, (_, i) => ({
     name: `ru-${String(i).padStart(4, '0')}`,
-    treeId: `1.${1 + (i % 10)}.${i}`,
+    treeId: `0.${1 + (i % 10)}.${i}`,
     executableAndArguments: [{ exec: 'daq_application', args: ['--index', String(i)] }],
   }));
   const booted = () => of(ProcessEventType.processBooted, 'kfo-boot');

@@ -48,6 +48,12 @@ const app = (name: string, treeId: string, annotations: Record<string, string> =
   annotations,
 });
 
+/** A drunc controller: the same process running drunc-controller (its role is by executable). */
+const controller = (...args: Parameters<typeof app>) => ({
+  ...app(...args),
+  executableAndArguments: [{ exec: 'drunc-controller', args: ['--name', args[0]] }],
+});
+
 let admin: KubeConfig;
 let dir: string;
 let state: ServiceProcess;
@@ -178,7 +184,7 @@ it('boots, serves logs, restarts, kills and terminates a session', async () => {
       session: name,
       user: 'alice',
       processes: [
-        app('root', '0', { 'sim.kpm.daq/graceful': 'true' }),
+        controller('root', '0', { 'sim.kpm.daq/graceful': 'true' }),
         app('ru-01', '0.1.1'),
         app('ru-02', '0.1.2'),
       ],

@@ -19,7 +19,7 @@ import { FORWARDED_FROM_HEADER, sessionPartition } from '@kpm/kafka';
 import { KpmTrio } from '../support/kpm-trio';
 import { stackEnv } from '../support/stack-env';
 import { TopicProbe } from '../support/topic-probe';
-import { daqApplication } from '../support/daq-application';
+import { daqApplication, druncController } from '../support/daq-application';
 
 jest.setTimeout(240_000);
 
@@ -128,7 +128,7 @@ async function life(place: Place, session: string) {
         session,
         user,
         processes: [
-          daqApplication('root', '0'),
+          druncController('root', '0'),
           daqApplication('ru-01', '0.1.1'),
           daqApplication('ru-02', '0.1.2'),
         ],
@@ -189,7 +189,7 @@ async function binaryBoot(place: Place, session: string, traceparent: string) {
   const data = {
     session,
     user: 'alice',
-    processes: [daqApplication('root', '0'), daqApplication('ru-01', '0.1.1')],
+    processes: [druncController('root', '0'), daqApplication('ru-01', '0.1.1')],
   };
   await producer.send({
     topic: topicName('commands', h.prefix),

@@ -24,6 +24,12 @@ const app = (name: string, treeId: string, annotations: Record<string, string> =
   annotations,
 });
 
+/** A drunc controller: the same process running drunc-controller (its role is by executable). */
+const controller = (...args: Parameters<typeof app>) => ({
+  ...app(...args),
+  executableAndArguments: [{ exec: 'drunc-controller', args: ['--name', args[0]] }],
+});
+
 let h: BootWorkerHarness;
 let watcher: INestApplication;
 let state: INestApplication;
@@ -65,9 +71,9 @@ it('completes boot, restart and terminate of a live session exactly once with re
     session,
     user: 'alice',
     processes: [
-      app('root', '0'),
-      app('ru-01', '1.1.1'),
-      app('ru-02', '1.1.2', { 'sim.kpm.daq/exit-code': '3', 'sim.kpm.daq/run-ms': '1500' }),
+      controller('root', '0'),
+      app('ru-01', '0.1.1'),
+      app('ru-02', '0.1.2', { 'sim.kpm.daq/exit-code': '3', 'sim.kpm.daq/run-ms': '1500' }),
     ],
   });
   const boot = await completed('e2e-boot');

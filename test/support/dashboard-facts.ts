@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  buildEvent,
-  eventId,
-  ProcessEventType,
-  roleFromTreeId,
-  type KpmEvent,
-} from '@kpm/contracts';
+import { buildEvent, eventId, ProcessEventType, type KpmEvent, type Role } from '@kpm/contracts';
 import { instanceOf, type TestProcess } from './state-facts';
 
 /**
@@ -14,6 +8,8 @@ import { instanceOf, type TestProcess } from './state-facts';
  */
 export interface TreeProcess extends TestProcess {
   treeId: string;
+  /** drunc's role: the controllers run drunc-controller, the applications daq_application. */
+  role: Role;
 }
 
 export function treeSession(
@@ -21,17 +17,19 @@ export function treeSession(
   segments: number,
   appsPerSegment: number,
 ): TreeProcess[] {
-  const at = (name: string, treeId: string): TreeProcess => ({
+  const at = (name: string, treeId: string, role: Role): TreeProcess => ({
     uuid: randomUUID(),
     podUid: randomUUID(),
     session,
     name,
     treeId,
+    role,
   });
-  const out = [at('root-controller', '0')];
+  const out = [at('root-controller', '0', 'root-controller')];
   for (let s = 1; s <= segments; s++) {
-    out.push(at(`segment-${s}`, `0.${s}`));
-    for (let a = 1; a <= appsPerSegment; a++) out.push(at(`app-${s}-${a}`, `0.${s}.${a}`));
+    out.push(at(`segment-${s}`, `0.${s}`, 'segment-controller'));
+    for (let a = 1; a <= appsPerSegment; a++)
+      out.push(at(`app-${s}-${a}`, `0.${s}.${a}`, 'application'));
   }
   return out;
 }
@@ -56,7 +54,7 @@ export function treeBootAccepted(
         uuid: p.uuid,
         name: p.name,
         treeId: p.treeId,
-        role: roleFromTreeId(p.treeId),
+        role: p.role,
       })),
     },
   });
@@ -65,7 +63,7 @@ export function treeBootAccepted(
 export function treeProcessBooted(commandId: string, p: TreeProcess): KpmEvent {
   const instance = instanceOf(p);
   instance.description.metadata.treeId = p.treeId;
-  instance.role = roleFromTreeId(p.treeId);
+  instance.role = p.role;
   instance.nodeName = `kpm-node-${(p.treeId.length % 3) + 1}`;
   return buildEvent({
     id: eventId('test', 'process.booted', commandId, p.podUid),

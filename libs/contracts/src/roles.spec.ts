@@ -1,11 +1,4 @@
-import {
-  roleFromTreeId,
-  roleOf,
-  runsController,
-  SHUTDOWN_ORDER,
-  shutdownStages,
-  treeDepth,
-} from './roles';
+import { roleOf, runsController, SHUTDOWN_ORDER, shutdownStages, treeDepth } from './roles';
 
 const run = (...execs: string[]) => execs.map((exec) => ({ exec }));
 const rte = { exec: 'source' };
@@ -63,19 +56,6 @@ describe('roleOf: drunc’s rule, tree id and executable', () => {
     expect(runsController({ executableAndArguments: run('controller') })).toBe(false);
     expect(runsController({ executableAndArguments: run('rc') }, ['rc'])).toBe(true);
     expect(runsController({})).toBe(false);
-  });
-});
-
-describe('roleFromTreeId (the former rule, by dots alone)', () => {
-  it.each([
-    ['0', 'root-controller'],
-    ['1', 'infrastructure-applications'],
-    ['1.2', 'segment-controller'],
-    ['1.2.3', 'application'],
-    ['1.2.3.4', 'unknown'],
-    [undefined, 'unknown'],
-  ])('%s → %s', (treeId, role) => {
-    expect(roleFromTreeId(treeId)).toBe(role);
   });
 });
 

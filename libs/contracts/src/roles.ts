@@ -48,20 +48,6 @@ export function roleOf(
   return 'infrastructure-applications';
 }
 
-/**
- * The former rule, by the number of dots alone (`0` root, no dot infrastructure, one dot segment
- * controller, two dots application). Kept until every caller decides by `roleOf`.
- */
-export function roleFromTreeId(treeId?: string): Role {
-  if (treeId === undefined || !TREE_ID.test(treeId)) return 'unknown';
-  if (treeId === '0') return 'root-controller';
-  const dots = treeId.split('.').length - 1;
-  if (dots === 0) return 'infrastructure-applications';
-  if (dots === 1) return 'segment-controller';
-  if (dots === 2) return 'application';
-  return 'unknown';
-}
-
 /** drunc's shutdown order: unknown first, infrastructure (which the others use) last. */
 export const SHUTDOWN_ORDER: readonly Role[] = [
   'unknown',

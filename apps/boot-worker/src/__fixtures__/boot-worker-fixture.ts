@@ -53,16 +53,25 @@ export function fixture(
   };
 }
 
-/** A process spec with drunc's tree id (its role) and a plain command line. */
+/** A process spec with drunc's tree id and a DAQ application's command line. */
 export function spec(name: string, treeId?: string, extra: Partial<ProcessSpec> = {}): ProcessSpec {
   return { name, treeId, executableAndArguments: [{ exec: 'daq_application' }], ...extra };
 }
 
+/** A drunc controller (the root at tree id 0, a segment's at 0.N): drunc-controller runs it. */
+export function controller(
+  name: string,
+  treeId: string,
+  extra: Partial<ProcessSpec> = {},
+): ProcessSpec {
+  return { name, treeId, executableAndArguments: [{ exec: 'drunc-controller' }], ...extra };
+}
+
 /** drunc's usual tree: the connection server, the root controller, a segment and two apps. */
 export const TREE: ProcessSpec[] = [
-  spec('ru-01', '1.1.1'),
+  spec('ru-01', '0.1.1'),
   spec('local-connection-server', '2'),
-  spec('root', '0'),
-  spec('seg', '1.1'),
-  spec('ru-02', '1.1.2'),
+  controller('root', '0'),
+  controller('seg', '0.1'),
+  spec('ru-02', '0.1.2'),
 ];

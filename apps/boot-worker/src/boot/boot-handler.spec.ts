@@ -1,5 +1,6 @@
 import type { BootCommand, FieldError } from '@kpm/contracts';
 import {
+  controller,
   fixture,
   SESSION,
   spec,
@@ -48,6 +49,16 @@ describe('BootHandler: the boot of a tree in drunc order', () => {
     expect(outcomes(f)).toEqual(TREE.map((p) => `${p.name} booted`).sort());
   });
 
+  it('creates the other infrastructure applications before the root controller, as drunc’s driver', async () => {
+    const f = fixture();
+    f.cluster.scripts.set('db', { exitsAfterMs: 100, exitCode: 1 });
+    await run(f, boot([...TREE, spec('db', '3')]));
+    const created = f.cluster.timeline(/create pod/).map((line) => line.split('/').pop());
+    expect(created.slice(0, 3)).toEqual(['local-connection-server', 'db', 'root']);
+    // A failing infrastructure application stops nothing after it.
+    expect(outcomes(f)).toContain('root booted');
+  });
+
   it.each<[string, string, PodScript, string, string]>([
     [
       'the connection server cannot pull its image',
@@ -92,7 +103,7 @@ describe('BootHandler: the boot of a tree in drunc order', () => {
   it('gives up on a root controller not Ready after podReadyTimeoutSeconds, by the clock', async () => {
     const f = fixture({ env: { KPM_POD_READY_TIMEOUT_SECONDS: '45' } });
     f.cluster.scripts.set('root', { readyAfterMs: Infinity });
-    await run(f, boot([spec('root', '0')]));
+    await run(f, boot([controller('root', '0')]));
     expect(f.factsOf('process.boot-failed')[0].data.error).toEqual({
       code: 'PodReadyTimeout',
       message: 'pod run-7/root was not Ready within 45 s (phase Running)',
@@ -106,9 +117,9 @@ describe('BootHandler: the boot of a tree in drunc order', () => {
 describe('BootHandler: refusals and failures', () => {
   it('refuses a name a running process of the session has: nothing is created, no fact', async () => {
     const f = fixture();
-    await run(f, boot([spec('ru-01', '1.1.1')]), 'boot-1');
+    await run(f, boot([spec('ru-01', '0.1.1')]), 'boot-1');
     const before = f.facts.length;
-    expect(await run(f, boot([spec('ru-01', '1.1.1')]), 'boot-2')).toEqual([
+    expect(await run(f, boot([spec('ru-01', '0.1.1')]), 'boot-2')).toEqual([
       {
         path: 'processes[0].name',
         message: expect.stringMatching(/^"ru-01" is already running in session "run-7"/),
@@ -138,7 +149,7 @@ describe('BootHandler: refusals and failures', () => {
   it("fails a process with the API server's reason and boots the others", async () => {
     const f = fixture();
     f.cluster.failNext('pods.create', { kind: 'forbidden', status: 403, reason: 'Forbidden' });
-    await run(f, boot([spec('ru-01', '1.1.1'), spec('ru-02', '1.1.2')]));
+    await run(f, boot([spec('ru-01', '0.1.1'), spec('ru-02', '0.1.2')]));
     expect(f.factsOf('process.boot-failed').map((e) => e.data.error)).toEqual([
       {
         code: 'Forbidden',
@@ -150,7 +161,7 @@ describe('BootHandler: refusals and failures', () => {
 
   it('fails every process when no node is usable, naming each node and why', async () => {
     const f = fixture({ nodes: { 'node-1': 'cordoned', 'node-2': 'not-ready' } });
-    await run(f, boot([spec('ru-01', '1.1.1')]));
+    await run(f, boot([spec('ru-01', '0.1.1')]));
     expect(f.factsOf('process.boot-failed').map((e) => e.data.error)).toEqual([
       {
         code: 'NoUsableNode',
@@ -162,10 +173,10 @@ describe('BootHandler: refusals and failures', () => {
   it('takes the name of an ended process once the watcher has recorded it', async () => {
     const f = fixture();
     f.cluster.scripts.set('ru-01', { exitsAfterMs: 1_000, exitCode: 3 });
-    await run(f, boot([spec('ru-01', '1.1.1')]), 'boot-1');
+    await run(f, boot([spec('ru-01', '0.1.1')]), 'boot-1');
     await f.cluster.clock.sleep(5_000);
     f.cluster.scripts.delete('ru-01');
-    await run(f, boot([spec('ru-01', '1.1.1')]), 'boot-2');
+    await run(f, boot([spec('ru-01', '0.1.1')]), 'boot-2');
     expect(f.cluster.timeline(/pod run-7\/ru-01/)).toEqual([
       '+0s create pod run-7/ru-01',
       '+1s ready pod run-7/ru-01',
@@ -180,11 +191,11 @@ describe('BootHandler: refusals and failures', () => {
 
   it('waits out the namespace a terminate left Terminating, then boots into a new one', async () => {
     const f = fixture();
-    await run(f, boot([spec('ru-01', '1.1.1')]), 'boot-1');
+    await run(f, boot([spec('ru-01', '0.1.1')]), 'boot-1');
     await f.cluster.clock.sleep(2_000);
     // The terminate returns once its pod has ended; the watcher releases the pod 100 ms later.
     await f.handlers.terminate.handle({ session: SESSION, user: USER }, f.context('terminate-1'));
-    await run(f, boot([spec('ru-02', '1.1.2')]), 'boot-2');
+    await run(f, boot([spec('ru-02', '0.1.2')]), 'boot-2');
     expect(f.cluster.timeline(/namespace|create pod|gone/)).toEqual([
       '+0s create namespace run-7',
       '+0s create pod run-7/ru-01',
@@ -199,9 +210,9 @@ describe('BootHandler: refusals and failures', () => {
 
   it('fails the boot when the terminating namespace outlasts namespaceCleanupTimeoutSeconds', async () => {
     const f = fixture({ watcherDelayMs: undefined });
-    await run(f, boot([spec('ru-01', '1.1.1')]), 'boot-1');
+    await run(f, boot([spec('ru-01', '0.1.1')]), 'boot-1');
     await f.handlers.terminate.handle({ session: SESSION, user: USER }, f.context('terminate-1'));
-    await run(f, boot([spec('ru-02', '1.1.2')]), 'boot-2');
+    await run(f, boot([spec('ru-02', '0.1.2')]), 'boot-2');
     expect(f.factsOf('process.boot-failed').map((e) => e.data.error)).toEqual([
       { code: 'NamespaceTerminating', message: 'namespace run-7 is still terminating after 120 s' },
     ]);
@@ -210,9 +221,9 @@ describe('BootHandler: refusals and failures', () => {
   it('refuses to free the name while the earlier pod is not recorded (no watcher runs)', async () => {
     const f = fixture({ watcherDelayMs: undefined });
     f.cluster.scripts.set('ru-01', { exitsAfterMs: 1_000, exitCode: 3 });
-    await run(f, boot([spec('ru-01', '1.1.1')]), 'boot-1');
+    await run(f, boot([spec('ru-01', '0.1.1')]), 'boot-1');
     await f.cluster.clock.sleep(5_000);
-    await run(f, boot([spec('ru-01', '1.1.1')]), 'boot-2');
+    await run(f, boot([spec('ru-01', '0.1.1')]), 'boot-2');
     expect(f.factsOf('process.boot-failed').map((e) => e.data.error)).toEqual([
       {
         code: 'PreviousPodNotGone',

@@ -20,7 +20,10 @@ import type { SessionNamespace } from './session-namespace';
 /** Facts of a boot go out at most this many a record batch. */
 const FACT_BATCH = 250;
 
-type BootSettings = Pick<PodManagementConfig, 'connectionServerName' | 'bootConcurrency'>;
+type BootSettings = Pick<
+  PodManagementConfig,
+  'connectionServerName' | 'bootConcurrency' | 'controllerExecutables'
+>;
 
 /** Where the facts of one boot go, with its context. */
 interface BootRun {
@@ -42,7 +45,11 @@ export class BootHandler {
   /** Boots the command's processes; returns the reasons it is refused, if it is. */
   async handle(command: BootCommand, context: CommandContext): Promise<FieldError[]> {
     const { session, user } = command;
-    const processes = planProcesses(context.commandId, command.processes);
+    const processes = planProcesses(
+      context.commandId,
+      command.processes,
+      this.settings.controllerExecutables,
+    );
     const namespace = await this.sessions.read(session);
     const refusals = await this.checks.refusals(command, processes, namespace);
     if (refusals.length > 0) return refusals;
@@ -90,20 +97,26 @@ export class BootHandler {
   }
 
   /**
-   * drunc's order: each first stage's processes one at a time, each waited for until Ready (the
-   * others connect to them); only then the rest, concurrently. A first one that fails fails
-   * everything after it without creating a pod.
+   * drunc's order (boot-order.ts): the connection server and the root controller one at a time,
+   * each waited for until Ready (the others connect to them), the other infrastructure
+   * applications between them; only then the rest, concurrently. A connection server or root
+   * controller that fails fails everything after it without creating a pod.
    */
   private async bootInOrder(processes: PlannedProcess[], run: BootRun): Promise<void> {
     let rest = processes;
     for (const stage of bootStages(this.settings.connectionServerName)) {
       const first = rest.filter(stage.selects);
       rest = rest.filter((p) => !stage.selects(p));
+      const { failureCode } = stage;
+      if (failureCode === undefined) {
+        await mapConcurrent(first, this.settings.bootConcurrency, (p) => this.bootOne(p, run));
+        continue;
+      }
       for (const [i, process] of first.entries()) {
         const outcome = await this.bootOne(process, run);
         if (outcome.ok) continue;
         const why = `not booted: the ${stage.what} ${process.spec.name} failed (${outcome.code}: ${outcome.message})`;
-        this.failAll([...first.slice(i + 1), ...rest], bootFailure(stage.failureCode, why), run);
+        this.failAll([...first.slice(i + 1), ...rest], bootFailure(failureCode, why), run);
         return;
       }
     }

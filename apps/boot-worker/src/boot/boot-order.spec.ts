@@ -30,19 +30,28 @@ describe('boot order', () => {
 
   it.each<[string, PlannedProcess, number]>([
     ['the local connection server first', planned(SERVER, 'infrastructure-applications'), 0],
-    ['the root controller second', planned('root', 'root-controller'), 1],
+    ['the other infrastructure applications next', planned('db', 'infrastructure-applications'), 1],
+    ['the root controller third', planned('root', 'root-controller'), 2],
     ['a segment controller with the rest', planned('seg', 'segment-controller'), -1],
     ['an application with the rest', planned('ru-01', 'application'), -1],
-    ['a root controller named as the server: first', planned(SERVER, 'root-controller'), 0],
+    ['an application named as the server: with the rest', planned(SERVER, 'application'), -1],
   ])("drunc's boot order: %s", (_, process, stage) => {
     expect(bootStages(SERVER).findIndex((s) => s.selects(process))).toBe(stage);
     expect(bootStages(SERVER).filter((s) => s.selects(process)).length).toBeLessThanOrEqual(1);
   });
 
-  it('names what failed for the processes after it', () => {
+  it('names what failed for the processes after it; the other infrastructure stops nothing', () => {
     expect(bootStages(SERVER).map((s) => [s.what, s.failureCode])).toEqual([
       ['local connection server', 'ConnectionServerFailed'],
+      ['infrastructure application', undefined],
       ['root controller', 'RootControllerFailed'],
     ]);
+  });
+
+  it('knows the connection server by name within an infrastructure application, as drunc', () => {
+    expect(
+      isConnectionServer(planned(`run-7-${SERVER}`, 'infrastructure-applications'), SERVER),
+    ).toBe(true);
+    expect(isConnectionServer(planned(SERVER, 'application'), SERVER)).toBe(false);
   });
 });

@@ -1,37 +1,47 @@
 /**
- * drunc's boot order: the local connection server first (the others connect to it), then the root
- * controller, each waited for until Ready; then the rest, concurrently. A restart waits for the
- * same two until Ready.
+ * drunc's boot order: its driver boots the infrastructure applications first, the local
+ * connection server among them (the others connect to it) — waited for until Ready; then the
+ * root controller, waited for until Ready; then the rest. kpm boots the rest concurrently. A
+ * restart waits for the same two until Ready.
  */
 import type { PlannedProcess } from './planned-process';
+import { isConnectionServer as isDruncConnectionServer } from './process-network';
 
+/** drunc's test: an infrastructure application whose name contains the connection server's. */
 export function isConnectionServer(process: PlannedProcess, connectionServerName: string): boolean {
-  return process.spec.name === connectionServerName;
+  return isDruncConnectionServer(process, connectionServerName);
 }
 
 export function waitsForReady(process: PlannedProcess, connectionServerName: string): boolean {
   return isConnectionServer(process, connectionServerName) || process.role === 'root-controller';
 }
 
-/** A group booted, one at a time and each waited for, before everything after it. */
+/** A group booted before everything after it. */
 interface BootStage {
   what: string;
   selects: (process: PlannedProcess) => boolean;
-  /** The code of every later process when one of this stage fails. */
-  failureCode: string;
+  /**
+   * The code of every later process when one of this stage fails; undefined: the stage's
+   * processes are booted together and a failure stops nothing after them.
+   */
+  failureCode?: string;
 }
 
-/** drunc's boot order: the local connection server, then the root controller, then the rest. */
+/**
+ * drunc's boot order: the local connection server, the other infrastructure applications, the
+ * root controller, then the rest.
+ */
 export function bootStages(connectionServerName: string): BootStage[] {
+  const server = (p: PlannedProcess) => isConnectionServer(p, connectionServerName);
   return [
+    { what: 'local connection server', selects: server, failureCode: 'ConnectionServerFailed' },
     {
-      what: 'local connection server',
-      selects: (p) => isConnectionServer(p, connectionServerName),
-      failureCode: 'ConnectionServerFailed',
+      what: 'infrastructure application',
+      selects: (p) => p.role === 'infrastructure-applications' && !server(p),
     },
     {
       what: 'root controller',
-      selects: (p) => p.role === 'root-controller' && !isConnectionServer(p, connectionServerName),
+      selects: (p) => p.role === 'root-controller',
       failureCode: 'RootControllerFailed',
     },
   ];

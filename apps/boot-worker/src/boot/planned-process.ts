@@ -1,4 +1,10 @@
-import { processUuid, roleFromTreeId, type ProcessSpec, type Role } from '@kpm/contracts';
+import {
+  DRUNC_CONTROLLER_EXECUTABLES,
+  processUuid,
+  roleOf,
+  type ProcessSpec,
+  type Role,
+} from '@kpm/contracts';
 
 /** A process of a boot with the uuid the boot-worker settled on and its drunc role. */
 export interface PlannedProcess {
@@ -9,13 +15,17 @@ export interface PlannedProcess {
   role: Role;
 }
 
-/** Uuids absent from the command derive from (command id, index): a redelivered boot is a no-op. */
+/**
+ * Uuids absent from the command derive from (command id, index): a redelivered boot is a no-op.
+ * Roles are drunc's: the tree id and whether the process runs one of `controllerExecutables`.
+ */
 export function planProcesses(
   commandId: string,
   processes: readonly ProcessSpec[],
+  controllerExecutables: readonly string[] = DRUNC_CONTROLLER_EXECUTABLES,
 ): PlannedProcess[] {
   return processes.map((spec, index) => {
     const uuid = spec.uuid ?? processUuid(commandId, index);
-    return { index, uuid, spec: { ...spec, uuid }, role: roleFromTreeId(spec.treeId) };
+    return { index, uuid, spec: { ...spec, uuid }, role: roleOf(spec, controllerExecutables) };
   });
 }

@@ -14,7 +14,7 @@ function builder(env: Record<string, string> = {}) {
 const [readout, root] = planProcesses('cmd-1', [
   {
     name: 'ru-01',
-    treeId: '1.1.1',
+    treeId: '0.1.1',
     image: 'ghcr.io/dune-daq/alma9:v5',
     executableAndArguments: [
       { exec: 'source', args: ['${DBT_AREA}/env.sh'] },
@@ -41,7 +41,7 @@ describe('PodBuilder', () => {
       'creator.drunc.daq': 'kpm',
       'uuid.drunc.daq': readout.uuid,
       'session.drunc.daq': 'run-7',
-      'tree-id.drunc.daq': '1.1.1',
+      'tree-id.drunc.daq': '0.1.1',
       'role.drunc.daq': 'application',
       'user.drunc.daq': 'alice',
       app: 'ru-01',

@@ -6,7 +6,7 @@ import { PodBuilder } from './pod-builder';
 import { ProcessBooter } from './process-booter';
 
 const context = { session: SESSION, user: USER, commandId: 'cmd-1' };
-const [process] = planProcesses('cmd-1', [spec('ru-01', '1.1.1')]);
+const [process] = planProcesses('cmd-1', [spec('ru-01', '0.1.1')]);
 
 function setUp(options: Parameters<typeof fixture>[0] = {}) {
   const f = fixture(options);
@@ -34,7 +34,7 @@ const earlierPod = (uuid: string): V1Pod => ({
 });
 
 const pinned = (hosts: string[]) =>
-  planProcesses('cmd-1', [spec('ru-01', '1.1.1', { restriction: { allowedHosts: hosts } })])[0];
+  planProcesses('cmd-1', [spec('ru-01', '0.1.1', { restriction: { allowedHosts: hosts } })])[0];
 
 describe('ProcessBooter', () => {
   it('creates the pod bound to a usable node', async () => {

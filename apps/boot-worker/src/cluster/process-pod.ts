@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { ROLES, roleFromTreeId, type Role } from '@kpm/contracts';
+import { ROLES, roleOf, type ExecutableAndArguments, type Role } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 
 /** A kpm pod read as the process it runs: what queries select on and kills act on. */
@@ -27,9 +27,30 @@ export function processPodOf(pod: V1Pod, labels: KpmLabels): ProcessPod | undefi
     name: meta.name,
     session: meta.namespace,
     user: meta.labels?.[labels.user],
-    role: role && ROLES.includes(role) ? role : roleFromTreeId(treeId),
+    role: role && ROLES.includes(role) ? role : roleOf({ treeId, ...commandsOf(pod, labels) }),
     treeId,
     commandId: meta.annotations?.[labels.commandAnnotation],
     pod,
   };
+}
+
+/** The commands the pod's stored spec names (its role without a role label is decided from them). */
+function commandsOf(
+  pod: V1Pod,
+  labels: KpmLabels,
+): { executableAndArguments?: ExecutableAndArguments[] } {
+  try {
+    const spec = JSON.parse(pod.metadata?.annotations?.[labels.specAnnotation] ?? '{}') as {
+      executableAndArguments?: unknown;
+    };
+    const commands: unknown[] = Array.isArray(spec.executableAndArguments)
+      ? spec.executableAndArguments
+      : [];
+    const execs = commands.filter(
+      (c): c is ExecutableAndArguments => typeof (c as { exec?: unknown })?.exec === 'string',
+    );
+    return { executableAndArguments: execs };
+  } catch {
+    return {};
+  }
 }

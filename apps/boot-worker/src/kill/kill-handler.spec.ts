@@ -144,7 +144,7 @@ describe('KillHandler: what a kill may select', () => {
   it('refuses a query selecting processes of another session than its subject', async () => {
     const f = await booted();
     await f.handlers.boot.handle(
-      { session: 'run-8', user: USER, processes: [spec('ru-01', '1.1.1')] },
+      { session: 'run-8', user: USER, processes: [spec('ru-01', '0.1.1')] },
       f.context('boot-2', 'run-8'),
     );
     expect(await run(f, kill({ names: ['^ru-01$'] }))).toEqual([
@@ -155,7 +155,7 @@ describe('KillHandler: what a kill may select', () => {
   it("lets an operator kill another user's processes", async () => {
     const operator = fixture({ env: { KPM_OPERATOR_USERS: 'shifter' } });
     await operator.handlers.boot.handle(
-      { session: SESSION, user: USER, processes: [spec('ru-01', '1.1.1')] },
+      { session: SESSION, user: USER, processes: [spec('ru-01', '0.1.1')] },
       operator.context('boot-1'),
     );
     expect(

@@ -1,11 +1,20 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { roleFromTreeId, shutdownStages } from '@kpm/contracts';
+import { shutdownStages, type Role } from '@kpm/contracts';
 import { KpmLabels } from '@kpm/kube';
 import { planKill, uuidStages } from './kill-plan';
 import { processPodOf, type ProcessPod } from '../cluster/process-pod';
 import { describeMatches, otherSessions, resolveQuery } from './query-resolver';
 
 const labels = new KpmLabels('drunc.daq');
+
+/** The roles drunc gives these tree ids when the controllers run drunc-controller. */
+const ROLE_OF: Record<string, Role> = {
+  '0': 'root-controller',
+  '1': 'infrastructure-applications',
+  '0.1': 'segment-controller',
+  '0.1.1': 'application',
+  '0.1.2': 'application',
+};
 
 function podOf(name: string, session: string, treeId?: string, user = 'alice'): V1Pod {
   return {
@@ -16,9 +25,7 @@ function podOf(name: string, session: string, treeId?: string, user = 'alice'): 
         'creator.drunc.daq': 'kpm',
         'uuid.drunc.daq': `uuid-${session}-${name}`,
         'user.drunc.daq': user,
-        ...(treeId
-          ? { 'tree-id.drunc.daq': treeId, 'role.drunc.daq': roleFromTreeId(treeId) }
-          : {}),
+        ...(treeId ? { 'tree-id.drunc.daq': treeId, 'role.drunc.daq': ROLE_OF[treeId] } : {}),
       },
       annotations: { 'drunc.daq/command-id': 'cmd-boot' },
     },
@@ -28,11 +35,11 @@ function podOf(name: string, session: string, treeId?: string, user = 'alice'): 
 const processes: ProcessPod[] = [
   podOf('root', 'run-7', '0'),
   podOf('lcs', 'run-7', '1'),
-  podOf('seg-ctrl', 'run-7', '1.1'),
-  podOf('ru-01', 'run-7', '1.1.1'),
-  podOf('ru-02', 'run-7', '1.1.2'),
+  podOf('seg-ctrl', 'run-7', '0.1'),
+  podOf('ru-01', 'run-7', '0.1.1'),
+  podOf('ru-02', 'run-7', '0.1.2'),
   podOf('mystery', 'run-7'),
-  podOf('ru-01', 'run-8', '1.1.1', 'bob'),
+  podOf('ru-01', 'run-8', '0.1.1', 'bob'),
 ].map((pod) => processPodOf(pod, labels)!);
 
 const names = (selected: ProcessPod[]) => selected.map((p) => `${p.session}/${p.name}`);
@@ -45,7 +52,7 @@ describe('processPodOf', () => {
       session: 'run-7',
       user: 'alice',
       role: 'application',
-      treeId: '1.1.1',
+      treeId: '0.1.1',
       commandId: 'cmd-boot',
     });
     expect(processes[5].role).toBe('unknown');

@@ -5,7 +5,7 @@ async function booted(): Promise<Fixture> {
   const f = fixture({ env: { KPM_OPERATOR_USERS: 'shifter' } });
   f.cluster.scripts.set('ru-01', { logs: ['one', 'two', 'three'] });
   await f.handlers.boot.handle(
-    { session: SESSION, user: USER, processes: [spec('ru-01', '1.1.1'), spec('ru-02', '1.1.2')] },
+    { session: SESSION, user: USER, processes: [spec('ru-01', '0.1.1'), spec('ru-02', '0.1.2')] },
     f.context('boot-1'),
   );
   return f;

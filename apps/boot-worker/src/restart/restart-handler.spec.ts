@@ -1,11 +1,18 @@
 import type { ProcessQuery, RestartCommand } from '@kpm/contracts';
-import { fixture, SESSION, spec, USER, type Fixture } from '../__fixtures__/boot-worker-fixture';
+import {
+  controller,
+  fixture,
+  SESSION,
+  spec,
+  USER,
+  type Fixture,
+} from '../__fixtures__/boot-worker-fixture';
 import { restartRecord } from './restart-record';
 
 async function booted(env?: Record<string, string>): Promise<Fixture> {
   const f = fixture({ env });
   await f.handlers.boot.handle(
-    { session: SESSION, user: USER, processes: [spec('ru-01', '1.1.1'), spec('ru-02', '1.1.2')] },
+    { session: SESSION, user: USER, processes: [spec('ru-01', '0.1.1'), spec('ru-02', '0.1.2')] },
     f.context('boot-1'),
   );
   await f.cluster.clock.sleep(1_000);
@@ -130,7 +137,7 @@ describe('RestartHandler', () => {
     const f = fixture({ env: { KPM_ALLOWED_IMAGES: 'ghcr.io/dune-daq/*' } });
     f.cluster.addNamespace(SESSION, { 'creator.drunc.daq': 'kpm', 'user.drunc.daq': USER });
     const uuid = '0b0e1c9a-4c5e-4a8a-9d55-8f1f0d7a2b3c';
-    const stored = { ...spec('ru-01', '1.1.1'), image: 'example.org/other:1', uuid };
+    const stored = { ...spec('ru-01', '0.1.1'), image: 'example.org/other:1', uuid };
     f.cluster.addPod({
       metadata: {
         name: 'ru-01',
@@ -157,7 +164,7 @@ describe('RestartHandler', () => {
   it('waits for a restarted root controller to be Ready, as a boot does', async () => {
     const f = fixture();
     await f.handlers.boot.handle(
-      { session: SESSION, user: USER, processes: [spec('root', '0')] },
+      { session: SESSION, user: USER, processes: [controller('root', '0')] },
       f.context('boot-1'),
     );
     f.cluster.scripts.set('root', { readyAfterMs: Infinity });

@@ -30,6 +30,7 @@ interface RestartSettings {
   operatorUsers: readonly string[];
   restartCleanupSeconds: number;
   connectionServerName: string;
+  controllerExecutables: readonly string[];
 }
 
 /** What a restart acts on: the target, its record if resumed, the old process if still there. */
@@ -102,7 +103,11 @@ export class RestartHandler {
 
   /** The stored spec through the rules a boot passes (it may predate today's settings). */
   private policyRefusals(target: RestartTarget): FieldError[] {
-    const errors = this.checks.specRefusals(target.session, target.user, plannedRestart(target));
+    const errors = this.checks.specRefusals(
+      target.session,
+      target.user,
+      plannedRestart(target, this.settings.controllerExecutables),
+    );
     if (errors.length === 0) return [];
     const why = errors.map((e) => `${e.path.replace(/^processes\[0\]\.?/, 'spec.')} ${e.message}`);
     return [
@@ -133,7 +138,7 @@ export class RestartHandler {
       // The old pod went before a crash interrupted this restart: its kill was accepted already.
       await this.killer.accept([[target.uuid]], request, this.killer.timing(request), context);
     }
-    const process = plannedRestart(target);
+    const process = plannedRestart(target, this.settings.controllerExecutables);
     const waitReady = waitsForReady(process, this.settings.connectionServerName);
     const outcome = await this.booter.boot(process, this.bootContext(target, context), {
       waitReady,
@@ -149,7 +154,7 @@ export class RestartHandler {
   ): Promise<void> {
     const fact = this.facts.bootOutcome(
       context.subject,
-      plannedRestart(target),
+      plannedRestart(target, this.settings.controllerExecutables),
       this.bootContext(target, context),
       outcome,
     );

@@ -5,8 +5,9 @@
  */
 import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import {
+  DRUNC_CONTROLLER_EXECUTABLES,
   eventId,
-  roleFromTreeId,
+  roleOf,
   validateData,
   ProcessSpec,
   type FieldError,
@@ -75,13 +76,16 @@ export function targetOf(record: V1ConfigMap, labels: KpmLabels): RestartTarget 
   }
 }
 
-/** The process a restart boots again: the same uuid, the spec as stored. */
-export function plannedRestart(target: RestartTarget): PlannedProcess {
+/** The process a restart boots again: the same uuid, the spec as stored, drunc's role. */
+export function plannedRestart(
+  target: RestartTarget,
+  controllerExecutables: readonly string[] = DRUNC_CONTROLLER_EXECUTABLES,
+): PlannedProcess {
   return {
     index: 0,
     uuid: target.uuid,
     spec: target.spec,
-    role: roleFromTreeId(target.spec.treeId),
+    role: roleOf(target.spec, controllerExecutables),
   };
 }
 

@@ -3,7 +3,7 @@
  * with its exit code. A termination whose `process.booted` was never seen (it happened before
  * the retained history, or arrives first) still yields an instance, with what the watcher knows.
  */
-import { roleFromTreeId, type ProcessInstance, type ProcessTerminated } from '@kpm/contracts';
+import type { ProcessInstance, ProcessTerminated } from '@kpm/contracts';
 
 /** `instance` ended as `termination` says (pod facts from the termination win: it names the pod). */
 export function deadInstance(
@@ -40,7 +40,7 @@ export function instanceFromTermination(termination: ProcessTerminated): Process
     namespace: termination.namespace,
     podName: termination.podName,
     podUid: termination.podUid,
-    role: roleFromTreeId(undefined),
+    role: 'unknown',
     bootedAt: termination.startedAt ?? termination.observedAt,
   };
   return deadInstance(base, termination);
