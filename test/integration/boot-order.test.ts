@@ -6,6 +6,11 @@
 import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
+import { connectionServer, randomNodePort } from '../support/daq-application';
+
+// drunc exposes the root controller and the connection server on their own ports as node ports.
+const ROOT_PORT = randomNodePort();
+const SERVER_PORT = ROOT_PORT + 1;
 
 jest.setTimeout(180_000);
 
@@ -73,9 +78,9 @@ it('creates the connection server, waits for it; then the root controller, waits
     controller('seg', '0.1'),
     {
       ...controller('root', '0', readyAfter(1000)),
-      executableAndArguments: [{ exec: 'drunc-controller', args: ['--port', '3333'] }],
+      executableAndArguments: [{ exec: 'drunc-controller', args: ['--port', String(ROOT_PORT)] }],
     },
-    app('local-connection-server', '1', readyAfter(1000)),
+    { ...connectionServer(SERVER_PORT), ...readyAfter(1000) },
   ];
   await h.send('boot-order', CommandType.boot, { session, user: 'alice', processes });
   await h.factCount(ProcessEventType.processBooted, 'boot-order', processes.length);
@@ -101,11 +106,13 @@ it('creates the connection server, waits for it; then the root controller, waits
     (p) => p.metadata!.name === 'local-connection-server',
   );
   expect(server!.spec!.containers[0].readinessProbe).toMatchObject({
-    tcpSocket: { port: 5000 },
+    tcpSocket: { port: SERVER_PORT },
     periodSeconds: 1,
   });
   const root = (await h.pods(session)).find((p) => p.metadata!.name === 'root');
-  expect(root!.spec!.containers[0].readinessProbe).toMatchObject({ tcpSocket: { port: 3333 } });
+  expect(root!.spec!.containers[0].readinessProbe).toMatchObject({
+    tcpSocket: { port: ROOT_PORT },
+  });
   // Unprobed processes are Ready as they start: no `running` step of their own.
   for (const name of ['seg', 'ru-01', 'ru-02']) expect(at(`running ${name}`)).toBe(-1);
 });
@@ -113,7 +120,7 @@ it('creates the connection server, waits for it; then the root controller, waits
 it('fails everything after a root controller that fails, creating none of it', async () => {
   const session = h.session('rootfail');
   const processes = [
-    app('local-connection-server', '1'),
+    connectionServer(SERVER_PORT + 1),
     { ...controller('root', '0'), image: 'kpm.invalid/bad-image:latest' },
     app('ru-01', '0.1.1'),
   ];

@@ -1,5 +1,6 @@
 import { CommandType, ProcessEventType, processUuid, roleOf } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
+import { connectionServer, randomNodePort } from '../support/daq-application';
 
 /**
  * The boot-worker on the real stack: Kafka in, Kubernetes (kube-apiserver + kwok) out, facts on
@@ -38,7 +39,7 @@ afterAll(() => h?.close(), 120_000);
 
 describe('boot', () => {
   const tree = [
-    app('local-connection-server', '1'),
+    connectionServer(randomNodePort()),
     controller('root', '0'),
     controller('seg', '0.1'),
     app('ru-01', '0.1.1', {
@@ -108,8 +109,13 @@ describe('boot', () => {
     expect(services.items).toHaveLength(5);
     for (const service of services.items) {
       const pod = pods.find((p) => p.metadata!.name === service.metadata!.name)!;
-      expect(service.spec!.clusterIP).toBe('None');
-      expect(service.spec!.ports![0].port).toBe(80);
+      // drunc's connection server is a NodePort on its own port; the others headless for discovery.
+      if (service.metadata!.name === 'local-connection-server') {
+        expect(service.spec!.type).toBe('NodePort');
+      } else {
+        expect(service.spec!.clusterIP).toBe('None');
+        expect(service.spec!.ports![0].port).toBe(80);
+      }
       expect(service.metadata!.ownerReferences).toEqual([
         expect.objectContaining({ kind: 'Pod', uid: pod.metadata!.uid }),
       ]);

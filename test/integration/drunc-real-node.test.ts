@@ -14,13 +14,21 @@
  * controller, infrastructure — checked by the kubelet's exit times (each stage's processes take
  * longer than a second to stop, so a later stage's exit time is a later second).
  */
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { Watch, type V1Pod } from '@kubernetes/client-node';
 import type { ProcessInstance, ProcessSpec } from '@kpm/contracts';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import { KpmTrio } from '../support/kpm-trio';
+import { PodTimeline } from '../support/pod-timeline';
 import { realNode, realNodeBootEnv } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
 
@@ -162,25 +170,6 @@ async function druncSession(session: string): Promise<ProcessSpec[]> {
   ];
 }
 
-const isReady = (pod: V1Pod) =>
-  (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-
-/** `created <name>` and `ready <name>` in the order the API server reported them. */
-async function recordLife(session: string): Promise<{ steps: string[]; stop: () => void }> {
-  const steps: string[] = [];
-  const watch = await new Watch(h.harness.kubeconfig).watch(
-    `/api/v1/namespaces/${session}/pods`,
-    {},
-    (_type: string, pod: V1Pod) => {
-      const name = pod.metadata?.name ?? '';
-      if (!steps.includes(`created ${name}`)) steps.push(`created ${name}`);
-      if (isReady(pod) && !steps.includes(`ready ${name}`)) steps.push(`ready ${name}`);
-    },
-    () => undefined,
-  );
-  return { steps, stop: () => watch.abort() };
-}
-
 async function eventually<T>(read: () => T, done: (value: T) => boolean, what: string): Promise<T> {
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -203,24 +192,23 @@ it('boots, logs, runs as the user and terminates as drunc does', async () => {
   const session = h.session('np04');
   const processes = await druncSession(session);
   const names = processes.map((p) => p.name);
-  const life = await recordLife(session);
+  const timeline = await new PodTimeline(h.harness.kubeconfig, session).start();
   const boot = await client.boot(
     { session, user: USER, processes },
     { wait: true, timeoutMs: 180_000 },
   );
-  life.stop();
   expect(boot.completion?.status).toBe('succeeded');
 
-  // drunc's order: the connection server Ready (and answering), then the root controller
-  // created and Ready (and accepting), then everything else created.
-  const at = (step: string) => life.steps.indexOf(step);
-  expect(at('created local-connection-server')).toBe(0);
-  expect(at('ready local-connection-server')).toBeLessThan(at('created root-controller'));
-  expect(at('ready root-controller')).toBeGreaterThan(at('created root-controller'));
-  for (const name of names.filter(
-    (n) => !['local-connection-server', 'root-controller'].includes(n),
-  ))
-    expect(at(`created ${name}`)).toBeGreaterThan(at('ready root-controller'));
+  // drunc's order: the connection server Ready (and answering), the other infrastructure
+  // application, then the root controller created and Ready (and accepting), then the rest.
+  const created = (name: string) => timeline.createdAt(name);
+  expect(created('local-connection-server')).toBe(0);
+  expect(timeline.readyAt('local-connection-server')).toBeLessThan(created('ers-gateway'));
+  expect(created('ers-gateway')).toBeLessThan(created('root-controller'));
+  expect(timeline.readyAt('root-controller')).toBeGreaterThan(created('root-controller'));
+  const first = ['local-connection-server', 'ers-gateway', 'root-controller'];
+  for (const name of names.filter((n) => !first.includes(n)))
+    expect(created(name)).toBeGreaterThan(timeline.readyAt('root-controller'));
 
   // Every process's output in its log file on the host, written by the booting user's uid, and
   // each pod running as that user.
@@ -237,9 +225,22 @@ it('boots, logs, runs as the user and terminates as drunc does', async () => {
       ),
     );
   }
-  for (const pod of await h.harness.pods(session)) {
+  for (const spec of processes) expect(statSync(spec.logFile!).isFile()).toBe(true);
+  const pods = new Map((await h.harness.pods(session)).map((p) => [p.metadata!.name!, p]));
+  const lcsIp = pods.get('local-connection-server')!.status!.podIP!;
+  for (const [name, pod] of pods) {
     expect(pod.spec?.securityContext).toMatchObject({ runAsUser: UID, runAsGroup: UID });
+    // drunc's network: the NodePort pods in the pod network, the rest in the node's, each
+    // mapping localhost to the connection server.
+    const nodePort = name === 'local-connection-server' || name === 'root-controller';
+    expect(pod.spec?.hostNetwork === true).toBe(!nodePort);
+    if (name !== 'local-connection-server')
+      expect(pod.spec?.hostAliases).toEqual([{ ip: lcsIp, hostnames: ['localhost'] }]);
   }
+  // The root controller listens on, and would register, its pod's address.
+  const root = pods.get('root-controller')!;
+  const rootSpec = processes.find((p) => p.name === 'root-controller')!;
+  expect(logOf(rootSpec)).toContain(`"grpc://${root.status!.podIP}:`);
 
   const terminate = await client.terminate(
     { session, user: USER, timeoutSeconds: 240 },
@@ -252,6 +253,7 @@ it('boots, logs, runs as the user and terminates as drunc does', async () => {
       Date.parse(p.terminatedAt!),
     ]),
   );
+  timeline.stop();
   const stages = [
     ['ru-01', 'df-01', 'mlt'],
     ['ru-apa1-controller'],
@@ -260,8 +262,15 @@ it('boots, logs, runs as the user and terminates as drunc does', async () => {
     ['local-connection-server', 'ers-gateway'],
   ];
   for (let i = 1; i < stages.length; i++) {
-    const before = Math.max(...stages[i - 1].map((n) => exits.get(n)!));
-    for (const name of stages[i]) expect(exits.get(name)).toBeGreaterThan(before);
+    // Each stage's processes ended after every process of the stage before, as the API server
+    // reported it; and the kubelet's exit times say the same to the second for those that take
+    // longer than a second to stop (drunc's trap ends the connection server at once).
+    const lastEnded = Math.max(...stages[i - 1].map((n) => timeline.endedAt(n)));
+    const lastExit = Math.max(...stages[i - 1].map((n) => exits.get(n)!));
+    for (const name of stages[i]) {
+      expect(timeline.endedAt(name)).toBeGreaterThan(lastEnded);
+      if (name !== 'local-connection-server') expect(exits.get(name)).toBeGreaterThan(lastExit);
+    }
   }
   // Each process stopped on drunc's signal: applications on the preStop's SIGQUIT, the rest on
   // SIGTERM; all of them said so in their log files.

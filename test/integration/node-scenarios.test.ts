@@ -206,6 +206,8 @@ const builder = (image: string) =>
       KPM_LABEL_DOMAIN: domain,
       KPM_DEFAULT_IMAGE: image,
       KPM_KILL_TIMEOUT_SECONDS: '10',
+      // The scenarios' processes serve the same port side by side: in the pod network.
+      KPM_NETWORK: 'pod',
     }),
   );
 

@@ -10,7 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
-import { daqApplication } from '../support/daq-application';
+import { daqApplication, randomNodePort } from '../support/daq-application';
+
+// drunc exposes the root controller on its own port as the same node port.
+const ROOT_PORT = randomNodePort();
 
 jest.setTimeout(180_000);
 
@@ -32,6 +35,9 @@ beforeAll(async () => {
     KPM_RUN_AS_UID_RANGE: '1000-60000',
     KPM_RUN_AS_GID_RANGE: '1000-60000',
     KPM_CONTROLLER_READINESS_PROBE: 'grpc',
+    // kpm's readout profile and Pod Security levels, in the pod network (drunc's puts every pod
+    // but the NodePort ones in the node's, and every session at the privileged level).
+    KPM_NETWORK: 'pod',
   });
 }, 120_000);
 
@@ -135,7 +141,7 @@ it("probes a controller by gRPC health on its command line's port; an applicatio
         name: 'root',
         treeId: '0',
         executableAndArguments: [
-          { exec: 'drunc-controller', args: ['-c', 'grpc://localhost:3333'] },
+          { exec: 'drunc-controller', args: ['-c', `grpc://localhost:${ROOT_PORT}`] },
         ],
       },
       daqApplication('ru-probe', '0.1.1'),
@@ -144,7 +150,7 @@ it("probes a controller by gRPC health on its command line's port; an applicatio
   await h.factCount(ProcessEventType.processBooted, 'boot-probes-1', 2);
   const root = await h.core.readNamespacedPod({ namespace: session, name: 'root' });
   expect(root.spec!.containers[0].readinessProbe).toMatchObject({
-    grpc: { port: 3333 },
+    grpc: { port: ROOT_PORT },
     periodSeconds: 1,
   });
   const ru = await h.core.readNamespacedPod({ namespace: session, name: 'ru-probe' });

@@ -48,6 +48,8 @@ beforeAll(async () => {
     KPM_HOST_PATH_PREFIXES: hostDir,
     KPM_RUN_AS_UID_RANGE: '1000-60000',
     KPM_RUN_AS_GID_RANGE: '1000-60000',
+    // kpm's Pod Security levels, in the pod network (drunc's network puts every session at privileged).
+    KPM_NETWORK: 'pod',
   });
   client = connectProcessManager({
     brokers: stackEnv().brokers,

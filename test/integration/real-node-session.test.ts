@@ -17,6 +17,11 @@ import { PodTimeline } from '../support/pod-timeline';
 import { projectPython, runPython } from '../support/python';
 import { realNode, realNodeBootEnv, standin } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
+import { randomNodePort } from '../support/daq-application';
+
+// drunc exposes the root controller and the connection server on their own ports as node ports.
+const ROOT_PORT = randomNodePort();
+const SERVER_PORT = ROOT_PORT + 1;
 
 jest.setTimeout(300_000);
 
@@ -51,12 +56,15 @@ const SESSION: ProcessSpec[] = [
   }),
   onRealNode('root', '0', {
     executableAndArguments: [
-      { exec: 'drunc-controller', args: ['--port', '3333', '--ready-after', '1500ms'] },
+      {
+        exec: 'drunc-controller',
+        args: ['--port', String(ROOT_PORT), '--ready-after', '1500ms'],
+      },
     ],
   }),
   onRealNode('local-connection-server', '1', {
     executableAndArguments: [
-      { exec: 'gunicorn', args: ['-b', '0.0.0.0:5000', '--ready-after', '1500ms'] },
+      { exec: 'gunicorn', args: ['-b', `0.0.0.0:${SERVER_PORT}`, '--ready-after', '1500ms'] },
     ],
   }),
 ];

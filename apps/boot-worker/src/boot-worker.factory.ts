@@ -13,6 +13,7 @@ import { bootPolicyOf } from './boot/boot-validator';
 import { PodBuilder } from './boot/pod-builder';
 import { ProcessBooter } from './boot/process-booter';
 import { SessionNamespace } from './boot/session-namespace';
+import type { Reachability } from './boot/reachability';
 import type { Cluster } from './cluster/cluster';
 import { EndingRule } from './cluster/pod-state';
 import type { FactSink } from './facts/fact-sink';
@@ -40,12 +41,14 @@ interface BootWorkerOutside {
   cluster: Cluster;
   sink: FactSink;
   clock: Clock;
+  /** The boot-worker's own connections to the processes (drunc's check, reachability.ts). */
+  reach?: Reachability;
   metrics?: BootWorkerMetrics;
 }
 
 export function createHandlers(
   settings: KpmSettings,
-  { cluster, sink, clock, metrics }: BootWorkerOutside,
+  { cluster, sink, clock, reach, metrics }: BootWorkerOutside,
 ): BootWorkerHandlers {
   const pm = settings.podManagement;
   const operatorUsers = settings.security.operatorUsers;
@@ -57,7 +60,7 @@ export function createHandlers(
   );
   const endings = new EndingRule(settings, clock);
   const checks = new BootChecks(cluster, endings, bootPolicyOf(settings, cluster.labels), pm);
-  const booter = new ProcessBooter(cluster, builder, endings, pm, metrics);
+  const booter = new ProcessBooter(cluster, builder, endings, pm, clock, reach, metrics);
   const stages = new StageExecutor(cluster.pods, endings, clock, pm.bootConcurrency);
   const killer = new Killer(stages, facts, pm, clock, metrics);
   const sessions = new SessionNamespace(cluster, builder, pm.namespaceCleanupTimeoutSeconds);

@@ -1,7 +1,7 @@
 import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { systemClock } from '@kpm/common';
 import { topicName } from '@kpm/contracts';
-import type { KpmSettings } from '@kpm/config';
+import { druncConfigurationLines, type KpmSettings } from '@kpm/config';
 import {
   commandRoute,
   consumerGroupId,
@@ -15,6 +15,7 @@ import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/servi
 import { Registry } from 'prom-client';
 import { BootWorkerMetrics } from './boot-worker-metrics';
 import { BootWorkerHandlers, createHandlers } from './boot-worker.factory';
+import { socketReachability } from './boot/reachability';
 import { KubeCluster } from './cluster/kube-cluster';
 import { CommandsController } from './commands.controller';
 import type { FactSink } from './facts/fact-sink';
@@ -37,10 +38,19 @@ export class BootWorkerModule {
           provide: BootWorkerHandlers,
           useFactory: (producer: EventProducer, metrics: BootWorkerMetrics) => {
             const cluster = new KubeCluster(createKubeApis(settings.kubeconfig), settings);
-            void logManagedSessions(cluster.namespaces, new Logger('BootWorker'));
+            const logger = new Logger('BootWorker');
+            void logManagedSessions(cluster.namespaces, logger);
+            // drunc's loader warns of what it discards; kpm says what each drunc key does.
+            for (const line of druncConfigurationLines()) logger.log(line);
             const topic = topicName('process-events', settings.kafka.topicPrefix);
             const sink: FactSink = { send: (records) => producer.send(topic, records) };
-            return createHandlers(settings, { cluster, sink, clock: systemClock, metrics });
+            return createHandlers(settings, {
+              cluster,
+              sink,
+              clock: systemClock,
+              reach: socketReachability,
+              metrics,
+            });
           },
           inject: [EventProducer, BootWorkerMetrics],
         },

@@ -186,7 +186,7 @@ describe('boot-worker settings', () => {
       nodePortRange: { min: 30000, max: 32767 },
       localhostAlias: 'cluster-ip',
       controllerReadinessProbe: 'tcp',
-      reachabilityCheck: 'node-port',
+      reachabilityCheck: 'none',
       serviceStartupTimeoutSeconds: 30,
       controllerExecutables: ['drunc-controller'],
       runAsUsers: [],

@@ -310,12 +310,13 @@ export class PodManagementConfig {
    * through their node port (TCP to the root, HTTP to the connection server) before booting the
    * rest: `node-port` as drunc (the pod's node, the Service's node port), `pod-ip` (the pod's
    * address and port, for clusters where node ports do not route, e.g. without kube-proxy), or
-   * `none` (Ready is enough).
+   * `none`: their Ready is enough — it already follows a TCP connect to their port by the kubelet
+   * (their readiness probes), and the boot-worker need not reach the nodes' network.
    */
   @IsIn(['node-port', 'pod-ip', 'none'], {
     message: 'reachabilityCheck must be one of node-port, pod-ip, none',
   })
-  reachabilityCheck: 'node-port' | 'pod-ip' | 'none' = 'node-port';
+  reachabilityCheck: 'node-port' | 'pod-ip' | 'none' = 'none';
 
   /** drunc's checking.service_startup_timeout: how long that connection may take to succeed. */
   @IsInt()

@@ -5,7 +5,7 @@ import {
   fromDruncConfiguration,
   isDruncConfiguration,
 } from './drunc-settings';
-import { loadSettings } from './load-settings';
+import { druncConfigurationLines, loadSettings } from './load-settings';
 import { yamlFile } from './yaml-file.spec-helper';
 
 /** drunc's process-manager configuration for Kubernetes, as drunc reads it (JSON is YAML). */
@@ -250,5 +250,19 @@ describe("drunc's process-manager configuration as-is", () => {
   ])('applies %s', (_, yaml, key, value) => {
     const settings = loadSettings('boot-worker', { KPM_CONFIG: yamlFile(`${yaml}\n`) });
     expect((settings.podManagement as unknown as Record<string, unknown>)[key]).toEqual(value);
+  });
+
+  it('says at start what each key of a drunc file does, one line each', () => {
+    const lines = druncConfigurationLines({ KPM_CONFIG: CERN_FILE });
+    expect(lines[0]).toMatch(/^drunc configuration .*drunc-k8s-cern\.json: applied image, /);
+    expect(lines).toContain(
+      "drunc configuration: settings.checking.grpc_startup_timeout has no effect: not read by drunc's newest process manager either (podManagement.serviceStartupTimeoutSeconds is checking.service_startup_timeout)",
+    );
+    const unknown = yamlFile('settings:\n  some_future_setting: 1\n');
+    expect(druncConfigurationLines({ KPM_CONFIG: unknown })).toContain(
+      'drunc configuration: discarding unsupported setting settings.some_future_setting (as drunc does)',
+    );
+    expect(druncConfigurationLines({ KPM_CONFIG: yamlFile('podManagement: {}\n') })).toEqual([]);
+    expect(druncConfigurationLines({})).toEqual([]);
   });
 });

@@ -5,7 +5,11 @@ import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { httpAuthProblems } from './http-auth-settings';
 import { secretValueProblems } from './kafka-security-settings';
-import { fromDruncConfiguration, isDruncConfiguration } from './drunc-settings';
+import {
+  druncConfigurationReport,
+  fromDruncConfiguration,
+  isDruncConfiguration,
+} from './drunc-settings';
 import { isPlainObject } from './plain-object';
 import { renameOldKeys, renameOldVariables } from './setting-aliases';
 import { KpmSettings } from './settings';
@@ -83,6 +87,28 @@ function mergeFile(merged: Record<string, unknown>, path: string): string[] {
   deepMerge(merged, fromDrunc);
   deepMerge(merged, own);
   return problems;
+}
+
+/**
+ * What the boot-worker says at start of a drunc configuration file in `KPM_CONFIG`: each key
+ * applied, without effect (and why), or unknown (drunc warns and discards those); one line each.
+ * Nothing for a file of kpm's own or none.
+ */
+export function druncConfigurationLines(env: Env = process.env): string[] {
+  const path = env.KPM_CONFIG;
+  if (!path) return [];
+  const file = readYaml(path);
+  if (!isDruncConfiguration(file)) return [];
+  const { applied, withoutEffect, unknown } = druncConfigurationReport(file);
+  return [
+    `drunc configuration ${path}: applied ${applied.join(', ')}`,
+    ...withoutEffect.map(
+      ({ key, reason }) => `drunc configuration: ${key} has no effect: ${reason}`,
+    ),
+    ...unknown.map(
+      (key) => `drunc configuration: discarding unsupported setting ${key} (as drunc does)`,
+    ),
+  ];
 }
 
 /** The variable an old variable is read as: the one the setting had before the rule, else the rule's. */

@@ -3,10 +3,11 @@ import { PatchType, type CoreApi } from './http/kube-core-api';
 import type { KpmLabels } from './kpm-labels';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 import { createOrExisting } from './guarded-calls';
+import { failureOf } from './kube-errors';
 
 /**
- * The headless Service of each process, owner-referenced to its pod so Kubernetes' garbage
- * collector removes it with the pod. A restarted process reuses the name: its existing Service
+ * The Service of each process (headless, or drunc's NodePort), owner-referenced to its pod so
+ * Kubernetes' garbage collector removes it with the pod. A restarted process reuses the name: its existing Service
  * is handed over to the new pod instead of being created twice.
  */
 export class ServiceGateway {
@@ -20,12 +21,18 @@ export class ServiceGateway {
   async ensure(namespace: string, service: V1Service): Promise<V1Service> {
     this.labels.requireOurs('services', service);
     const name = service.metadata!.name!;
+    // A NodePort Service already there is read first: creating it again is refused for its
+    // allocated port (422) before its name (409).
+    const present =
+      service.spec?.type === 'NodePort' ? await this.read(namespace, name) : undefined;
     // A Service created here passes the checks below as it is: ours, with these owners.
-    const existing = await createOrExisting(
-      () => this.core.createNamespacedService({ namespace, body: service }),
-      () => withKubeRetry(() => this.core.readNamespacedService({ namespace, name }), this.retry),
-      this.retry,
-    );
+    const existing =
+      present ??
+      (await createOrExisting(
+        () => this.core.createNamespacedService({ namespace, body: service }),
+        () => withKubeRetry(() => this.core.readNamespacedService({ namespace, name }), this.retry),
+        this.retry,
+      ));
     if (!this.labels.isOurs(existing.metadata?.labels)) {
       throw new Error(`service ${namespace}/${name} exists and was not created by kpm`);
     }
@@ -39,6 +46,20 @@ export class ServiceGateway {
         ),
       this.retry,
     );
+  }
+
+  /** The Service of kpm's of that name, or undefined. */
+  async read(namespace: string, name: string): Promise<V1Service | undefined> {
+    try {
+      const service = await withKubeRetry(
+        () => this.core.readNamespacedService({ namespace, name }),
+        this.retry,
+      );
+      return this.labels.isOurs(service.metadata?.labels) ? service : undefined;
+    } catch (error) {
+      if (failureOf(error).kind === 'not-found') return undefined;
+      throw error;
+    }
   }
 
   /** The Service (`namespace/name`), in any namespace, whose ports hold `nodePort`. */

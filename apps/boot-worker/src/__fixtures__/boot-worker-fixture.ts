@@ -70,7 +70,9 @@ export function controller(
 /** drunc's usual tree: the connection server, the root controller, a segment and two apps. */
 export const TREE: ProcessSpec[] = [
   spec('ru-01', '0.1.1'),
-  spec('local-connection-server', '2'),
+  spec('local-connection-server', '2', {
+    executableAndArguments: [{ exec: 'gunicorn', args: ['-b', '0.0.0.0:30500'] }],
+  }),
   controller('root', '0'),
   controller('seg', '0.1'),
   spec('ru-02', '0.1.2'),

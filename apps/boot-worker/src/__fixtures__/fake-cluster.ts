@@ -73,6 +73,9 @@ export interface Happening {
 
 type NodeState = 'ready' | 'not-ready' | 'cordoned' | 'tainted';
 
+/** Every fake node's address (pods in the node's network have it too). */
+export const NODE_IP = '10.88.0.1';
+
 const DEFAULT_SCRIPT: PodScript = { readyAfterMs: 1_000, stopsAfterMs: 1_000 };
 
 export class FakeCluster implements Cluster {
@@ -98,6 +101,7 @@ export class FakeCluster implements Cluster {
   private readonly failures: Array<{ operation: string; failure: KubeFailure }> = [];
   private readonly timers = new Map<string, Array<() => void>>();
   private uids = 0;
+  private ips = 0;
 
   constructor(private readonly options: FakeClusterOptions = {}) {
     this.clock = options.clock ?? new VirtualClock();
@@ -250,8 +254,21 @@ export class FakeCluster implements Cluster {
       ensure: (service) =>
         this.call('services.ensure', () => {
           const key = `${service.metadata!.namespace}/${service.metadata!.name}`;
-          if (!this.serviceStore.has(key)) this.happened(`create service ${key}`);
-          this.serviceStore.set(key, clone(service));
+          const existing = this.serviceStore.get(key);
+          if (!existing) this.happened(`create service ${key}`);
+          const stored = clone(service);
+          const headless = stored.spec?.clusterIP === 'None';
+          stored.spec = {
+            ...stored.spec,
+            clusterIP: headless ? 'None' : (existing?.spec?.clusterIP ?? `10.96.0.${++this.ips}`),
+          };
+          this.serviceStore.set(key, stored);
+          return clone(stored);
+        }),
+      read: (namespace, name) =>
+        this.call('services.read', () => {
+          const service = this.serviceStore.get(`${namespace}/${name}`);
+          return service && clone(service);
         }),
       nodePortHolder: (nodePort) =>
         this.call('services.nodePortHolder', () => {
@@ -510,6 +527,8 @@ export class FakeCluster implements Cluster {
     const name = pod.spec?.containers?.[0]?.name ?? 'main';
     pod.status = {
       ...pod.status,
+      hostIP: NODE_IP,
+      podIP: pod.spec?.hostNetwork ? NODE_IP : (pod.status?.podIP ?? `10.88.0.${++this.ips}`),
       phase: state?.running ? 'Running' : pod.status?.phase,
       startTime: pod.status?.startTime ?? this.now(),
       conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],

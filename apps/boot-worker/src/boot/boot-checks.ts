@@ -1,31 +1,25 @@
 /**
  * The boot-worker's own checks of a boot, beyond the contract's: the pure rules of
  * boot-validator.ts fed with what the cluster holds now — the session's namespace, its processes,
- * the processes elsewhere with a uuid the client chose — and drunc's NodePort collision check.
+ * the processes elsewhere with a uuid the client chose — and drunc's node ports (node-port-service.ts).
  */
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { BootCommand, FieldError } from '@kpm/contracts';
-import type { PodManagementConfig } from '@kpm/config';
 import type { Cluster } from '../cluster/cluster';
 import type { ProcessPod } from '../cluster/process-pod';
 import type { EndingRule } from '../cluster/pod-state';
-import { isConnectionServer } from './boot-order';
 import { validateBoot, type BootPolicy, type ExistingProcess } from './boot-validator';
-import { nodePortCollision } from './node-port-service';
+import { nodePortRefusals } from './node-port-service';
+import type { NetworkSettings } from './process-network';
 import type { PlannedProcess } from './planned-process';
 import { namespaceView } from './session-ownership';
-
-type NodePortSettings = Pick<
-  PodManagementConfig,
-  'connectionServerName' | 'connectionServerNodePort'
->;
 
 export class BootChecks {
   constructor(
     private readonly cluster: Cluster,
     private readonly endings: EndingRule,
     private readonly policy: BootPolicy,
-    private readonly settings: NodePortSettings,
+    private readonly settings: NetworkSettings,
   ) {}
 
   /**
@@ -65,16 +59,11 @@ export class BootChecks {
     return { name, uuid, session, alive: this.endings.isAlive(pod) };
   }
 
-  /** drunc's pre-boot NodePort collision check, for a boot with the connection server. */
-  private async nodePortRefusals(
-    session: string,
-    processes: PlannedProcess[],
-  ): Promise<FieldError[]> {
-    const { connectionServerName, connectionServerNodePort } = this.settings;
-    const server = processes.find((p) => isConnectionServer(p, connectionServerName));
-    if (!server || connectionServerNodePort === undefined) return [];
-    const holder = await this.cluster.services.nodePortHolder(connectionServerNodePort);
-    const at = `processes[${server.index}]`;
-    return nodePortCollision(at, session, server.spec.name, connectionServerNodePort, holder);
+  /** drunc's node ports: in the cluster's range and held by no other Service. */
+  private nodePortRefusals(session: string, processes: PlannedProcess[]): Promise<FieldError[]> {
+    const { services } = this.cluster;
+    return nodePortRefusals(session, processes, this.settings, (port) =>
+      services.nodePortHolder(port),
+    );
   }
 }

@@ -7,7 +7,8 @@ export interface BootFailure {
   message: string;
 }
 
-export type BootOutcome = { ok: true; pod: V1Pod } | BootFailure;
+/** A booted process: its pod; for the connection server, where the others reach it. */
+export type BootOutcome = { ok: true; pod: V1Pod; connectionServer?: string } | BootFailure;
 
 export function bootFailure(code: string, message: string): BootFailure {
   return { ok: false, code, message };

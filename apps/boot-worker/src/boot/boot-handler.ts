@@ -11,7 +11,7 @@ import { StopRequested, type CommandContext } from '../commands/command-context'
 import type { ProcessFacts } from '../facts/process-facts';
 import type { BootChecks } from './boot-checks';
 import { bootFailure, type BootFailure, type BootOutcome } from './boot-failure';
-import { bootStages, waitsForReady } from './boot-order';
+import { bootStages, isConnectionServer, waitsForReady } from './boot-order';
 import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext } from './pod-builder';
 import type { ProcessBooter } from './process-booter';
@@ -63,7 +63,14 @@ export class BootHandler {
         run.signal,
       );
       if (unusable) this.failAll(processes, unusable, run);
-      else await this.bootInOrder(processes, run);
+      else {
+        const server = processes.some((p) =>
+          isConnectionServer(p, this.settings.connectionServerName),
+        );
+        if (!server)
+          run.context.connectionServer = await this.booter.sessionConnectionServer(session);
+        await this.bootInOrder(processes, run);
+      }
     } finally {
       await run.facts.flushed();
     }
@@ -134,6 +141,9 @@ export class BootHandler {
       const { reason, message } = failureOf(error);
       outcome = bootFailure(reason || 'BootFailed', message);
     }
+    // drunc maps `localhost` to the connection server in every pod booted after it.
+    if (outcome.ok && outcome.connectionServer)
+      run.context.connectionServer = outcome.connectionServer;
     run.facts.add(this.facts.bootOutcome(run.subject, process, run.context, outcome));
     return outcome;
   }

@@ -1,13 +1,14 @@
 /**
- * drunc's real boot requests → kpm's decisions, beside what drunc's K8sProcessManager makes of
- * the same requests (the expected side, `__fixtures__/drunc-session.ts`, is written from drunc's
+ * drunc's real boot requests → the pods and Services kpm's pod builder makes, beside what
+ * drunc's K8sProcessManager makes of the same requests (the expected side, `__fixtures__/drunc-session.ts`, is written from drunc's
  * code). One row per shape: the local connection server, another infrastructure application,
  * the root controller, segment controllers at two depths, a readout application, applications of
  * a segment and of the root segment (tree ids shared with controllers), a data writer.
  */
-import { roleOf, shutdownGroups, type ProcessSpec } from '@kpm/contracts';
-import type { VolumeConfig } from '@kpm/config';
-import { configuredVolumes, coveredBy } from './configured-volumes';
+import type { V1Pod, V1Service } from '@kubernetes/client-node';
+import { loadSettings } from '@kpm/config';
+import { KpmLabels } from '@kpm/kube';
+import { shutdownGroups, type ProcessSpec } from '@kpm/contracts';
 import {
   DRUNC_BOOT_REQUESTS,
   DRUNC_KILL_STAGES,
@@ -20,15 +21,10 @@ import {
   type DruncPod,
   type HostMount,
 } from './__fixtures__/drunc-session';
-import { logFileRedirection, specMounts } from './host-mounts';
-import { processEnv, runAsOf } from './process-identity';
-import {
-  processNetwork,
-  rewriteGrpcHosts,
-  type NetworkSettings,
-  type ProcessService,
-} from './process-network';
-import { readoutProfileOf } from './readout-profile';
+import { planProcesses } from './planned-process';
+import { PodBuilder } from './pod-builder';
+import { waitsForReady } from './boot-order';
+import { reachTarget } from './reachability';
 
 /** A drunc boot request as the ProcessSpec it maps to (what a drunc front door sends kpm). */
 function specOf(request: DruncBootRequest): ProcessSpec {
@@ -47,98 +43,115 @@ function specOf(request: DruncBootRequest): ProcessSpec {
   };
 }
 
-const NETWORK: NetworkSettings = {
-  connectionServerName: 'local-connection-server',
-  connectionServerPort: 5000,
-  network: 'host',
-  nodePorts: true,
-  nodePortRange: { min: 30000, max: 32767 },
-};
-const VOLUMES: VolumeConfig[] = DRUNC_SETTINGS.volumes.map((v) => ({
+/** kpm's settings for drunc's: its configuration file's, the booting user's uid and gid. */
+const settings = loadSettings('boot-worker', {
+  KPM_HOME_PATH_BASE: HOME_BASE,
+  KPM_RUN_AS_USERS: `${USER}:${UID}:${UID}`,
+  KPM_HOST_PATH_PREFIXES: '/nfs,/data',
+  // drunc connects to the connection server and the root controller through their node ports.
+  KPM_REACHABILITY_CHECK: 'node-port',
+});
+settings.volumes = DRUNC_SETTINGS.volumes.map((v) => ({
   name: v.name,
   mountPath: v.mount_path,
   hostPath: v.host_path,
   readOnly: v.read_only,
 }));
-const READOUT = {
-  readoutAppSelector: DRUNC_SETTINGS.readout_app_selector,
-  hostConfigs: DRUNC_SETTINGS.host_configs,
-  readoutPrivileged: true,
-};
-const IDENTITY = { homePathBase: HOME_BASE, runAsUsers: [{ user: USER, uid: UID, gid: UID }] };
+settings.podManagement.hostConfigs = DRUNC_SETTINGS.host_configs;
+const builder = new PodBuilder(new KpmLabels('drunc.daq'), settings);
+const LCS_IP = '10.96.0.12';
+const processes = planProcesses('boot-1', DRUNC_BOOT_REQUESTS.map(specOf));
 
-/** kpm's decisions for one request, in the expected side's terms. */
-function kpmOf(request: DruncBootRequest): DruncPod {
-  const spec = specOf(request);
-  const role = roleOf(spec);
-  const network = processNetwork({ spec, role }, NETWORK);
-  const host = spec.restriction!.allowedHosts![0];
-  const readout = readoutProfileOf(spec, READOUT, host);
-  const taken = readout?.mount
-    ? { names: [readout.volume!.name], paths: [readout.mount.mountPath] }
-    : undefined;
-  const configured = configuredVolumes(VOLUMES, readout !== undefined, taken);
-  const hostMounts: Record<string, HostMount> = {};
-  configured.volumes.forEach((v, i) => {
-    hostMounts[configured.mounts[i].mountPath] = {
-      path: v.hostPath!.path,
-      type: v.hostPath!.type as HostMount['type'],
-      readOnly: configured.mounts[i].readOnly === true,
-    };
-  });
-  const home = `${HOME_BASE}/${USER}`;
-  if (!coveredBy(home, configured.mounts)) {
-    hostMounts[home] = { path: home, type: 'Directory', readOnly: false };
-  }
-  for (const m of specMounts(spec))
-    hostMounts[m.path] = { path: m.path, type: m.type, readOnly: false };
-  const runAs = runAsOf(spec, USER, IDENTITY);
-  const env = processEnv(spec, USER, IDENTITY);
-  const commands = network.podIp
-    ? rewriteGrpcHosts(spec.executableAndArguments)
-    : spec.executableAndArguments;
-  const server = network.containerPort !== undefined;
+/** The pod and Service kpm makes of request `i`, placed on its host, the connection server up. */
+function made(i: number): { pod: V1Pod; service: V1Service } {
+  const process = processes[i];
+  const host = process.spec.restriction!.allowedHosts![0];
+  const context = { session: 'run-7', user: USER, commandId: 'boot-1', connectionServer: LCS_IP };
+  const pod = builder.pod(process, context, { nodeName: host });
   return {
-    name: spec.name,
-    role,
-    hostNetwork: network.hostNetwork,
-    service: serviceOf(network.service),
-    ...(network.containerPort ? { containerPort: network.containerPort.port } : {}),
-    podIp: network.podIp,
-    args: commands[commands.length - 1].args ?? [],
-    execLast: !server,
-    logFile: logFileRedirection(spec.logFile) ? spec.logFile! : '',
-    preStop: role === 'application' || (role === 'infrastructure-applications' && !server),
-    runAs: { uid: runAs.uid!, gid: runAs.gid!, fsGroup: runAs.gid! },
-    privileged: readout?.privileged === true,
-    ...(readout ? { resources: readout.resources as DruncPod['resources'] } : {}),
-    hostMounts,
-    hugepages: readout?.mount !== undefined,
-    env: { USER: env.USER, HOME: env.HOME, DOTDRUNC: env.DOTDRUNC },
-    host,
-    localhostAlias: network.localhostAlias,
-    bootWait: server ? 'http' : role === 'root-controller' ? 'tcp' : 'none',
+    pod: { ...pod, metadata: { ...pod.metadata, uid: `uid-${i}` } },
+    service: builder.service(pod, process),
   };
 }
 
-function serviceOf(service: ProcessService): DruncPod['service'] {
-  return service.type === 'headless' ? { type: 'headless', port: 80 } : service;
+/** The pod and Service in the expected side's terms. */
+function shapeOf(i: number): DruncPod {
+  const { pod, service } = made(i);
+  const container = pod.spec!.containers[0];
+  const script = container.command![2];
+  const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+  const hostMounts: Record<string, HostMount> = {};
+  for (const m of container.volumeMounts ?? []) {
+    const hostPath = pod.spec!.volumes!.find((v) => v.name === m.name)?.hostPath;
+    if (hostPath)
+      hostMounts[m.mountPath] = {
+        path: hostPath.path,
+        type: hostPath.type as HostMount['type'],
+        readOnly: m.readOnly === true,
+      };
+  }
+  const port = service.spec!.ports![0];
+  const tee = /^exec > >\(tee -a "([^"]+)"\) 2>&1; /.exec(script);
+  const last = script.split(' && ').pop()!;
+  const words = [...last.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1].replace(/\\(.)/g, '$1'));
+  const security = container.securityContext!;
+  const podSecurity = pod.spec!.securityContext!;
+  const waits = waitsForReady(processes[i], settings.podManagement.connectionServerName);
+  const reached = { ...pod, status: { hostIP: '10.0.0.1', podIP: '10.244.0.7' } };
+  const target = reachTarget(
+    reached,
+    builder.network(processes[i]),
+    settings.podManagement.reachabilityCheck,
+  );
+  return {
+    name: pod.metadata!.name!,
+    role: pod.metadata!.labels!['role.drunc.daq'],
+    hostNetwork: pod.spec!.hostNetwork === true,
+    service:
+      service.spec!.type === 'NodePort'
+        ? { type: 'NodePort', port: port.port, nodePort: port.nodePort! }
+        : { type: 'headless', port: port.port as 80 },
+    ...(container.ports ? { containerPort: container.ports[0].containerPort } : {}),
+    podIp: (container.env ?? []).some(
+      (e) => e.name === 'POD_IP' && e.valueFrom?.fieldRef?.fieldPath === 'status.podIP',
+    ),
+    args: words.slice(1),
+    execLast: last.startsWith('exec '),
+    logFile: tee?.[1] ?? '',
+    preStop: container.lifecycle?.preStop?.exec?.command?.join(' ') === '/bin/sh -c kill -QUIT 1',
+    runAs: {
+      uid: podSecurity.runAsUser!,
+      gid: podSecurity.runAsGroup!,
+      fsGroup: podSecurity.fsGroup!,
+    },
+    privileged:
+      security.privileged === true && (security.capabilities?.add ?? []).includes('IPC_LOCK'),
+    ...(processes[i].spec.name.includes('runp')
+      ? { resources: container.resources as DruncPod['resources'] }
+      : {}),
+    hostMounts,
+    hugepages: (pod.spec!.volumes ?? []).some((v) => v.emptyDir?.medium === 'HugePages'),
+    env: { USER: env.USER!, HOME: env.HOME!, DOTDRUNC: env.DOTDRUNC! },
+    host: pod.spec!.nodeName!,
+    localhostAlias: (pod.spec!.hostAliases ?? []).some(
+      (a) => a.ip === LCS_IP && a.hostnames?.includes('localhost'),
+    ),
+    bootWait: waits && target ? target.protocol : 'none',
+  };
 }
 
 describe('drunc’s boot requests: kpm decides each as drunc’s K8sProcessManager does', () => {
   it.each(DRUNC_BOOT_REQUESTS.map((r, i) => [r.metadata.name, r.metadata.tree_id, i] as const))(
     '%s (tree id %s)',
     (_, __, i) => {
-      expect(kpmOf(DRUNC_BOOT_REQUESTS[i])).toEqual(DRUNC_PODS[i]);
+      expect(shapeOf(i)).toEqual(DRUNC_PODS[i]);
     },
   );
 
   it('kills the session in drunc’s stages, segment controllers deepest first', () => {
-    const processes = DRUNC_BOOT_REQUESTS.map((r) => {
-      const spec = specOf(r);
-      return { name: spec.name, role: roleOf(spec), treeId: spec.treeId };
-    });
-    const stages = shutdownGroups(processes).map((stage) => stage.map((p) => p.name));
+    const stages = shutdownGroups(
+      processes.map((p) => ({ name: p.spec.name, role: p.role, treeId: p.spec.treeId })),
+    ).map((stage) => stage.map((p) => p.name));
     expect(stages.map((s) => [...s].sort())).toEqual(DRUNC_KILL_STAGES.map((s) => [...s].sort()));
   });
 });

@@ -86,19 +86,21 @@ describe('PodBuilder', () => {
     expect(container.resources).toEqual({ limits: { cpu: '2' } });
   });
 
-  it('sets USER from the command and HOME unless the spec gives one', () => {
+  it("sets drunc's USER, HOME (the home base's, over the spec's own) and DOTDRUNC", () => {
     expect(container.env).toEqual(
       expect.arrayContaining([
         { name: 'USER', value: 'alice' },
-        { name: 'HOME', value: '/scratch/alice' },
+        { name: 'HOME', value: '/home/alice' },
+        { name: 'DOTDRUNC', value: '/home/alice/.drunc.json' },
         { name: 'DAQ_LEVEL', value: '3' },
       ]),
     );
     const rootEnv = builder({ KPM_HOME_PATH_BASE: '/nfs/home' }).pod(root, context, {}).spec!
       .containers[0].env;
     expect(rootEnv).toEqual([
-      { name: 'HOME', value: '/nfs/home/alice' },
       { name: 'USER', value: 'alice' },
+      { name: 'HOME', value: '/nfs/home/alice' },
+      { name: 'DOTDRUNC', value: '/nfs/home/alice/.drunc.json' },
     ]);
   });
 
@@ -114,9 +116,10 @@ describe('PodBuilder', () => {
     ]);
     const built = builder().pod(withSecrets, context, {}).spec!.containers[0];
     expect(built.env).toEqual([
-      { name: 'HOME', value: '/home/alice' },
       { name: 'DAQ_LEVEL', value: '3' },
       { name: 'USER', value: 'alice' },
+      { name: 'HOME', value: '/home/alice' },
+      { name: 'DOTDRUNC', value: '/home/alice/.drunc.json' },
       { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'daq-db', key: 'password' } } },
     ]);
     expect(built.envFrom).toEqual([{ secretRef: { name: 'daq-credentials' } }]);
@@ -212,7 +215,9 @@ describe('PodBuilder', () => {
   });
 
   describe('the readout profile', () => {
-    const settings = loadSettings('boot-worker', {});
+    // kpm's one profile serves processes in the pod network (drunc's puts every pod but the
+    // NodePort ones in the node's).
+    const settings = loadSettings('boot-worker', { KPM_NETWORK: 'pod' });
     settings.podManagement.readoutProfile = {
       cpu: '8',
       memory: '16Gi',
@@ -256,7 +261,7 @@ describe('PodBuilder', () => {
       const [bare] = planProcesses('cmd-4', [
         { name: 'runp-02', executableAndArguments: [{ exec: 'daq_application', args: [] }] },
       ]);
-      const noHostNetwork = loadSettings('boot-worker', {});
+      const noHostNetwork = loadSettings('boot-worker', { KPM_NETWORK: 'pod' });
       noHostNetwork.podManagement.readoutProfile = {
         ...settings.podManagement.readoutProfile!,
         hostNetwork: false,
@@ -268,7 +273,7 @@ describe('PodBuilder', () => {
 
   it('builds a headless Service on the discovery port, owned by the pod', () => {
     const created = { ...pod, metadata: { ...pod.metadata, uid: 'pod-uid-1' } };
-    const service = builder().service(created);
+    const service = builder().service(created, readout);
     expect(service.spec).toEqual({
       clusterIP: 'None',
       selector: { app: 'ru-01', 'creator.drunc.daq': 'kpm' },

@@ -1,7 +1,11 @@
 /**
- * The pod and headless Service of one process (docs/design.md §6.3), as pure functions of the spec,
- * the command and the settings: labels, drunc's role, the bash command line, USER/HOME, mounts,
- * placement, the readout profile, the spec annotation for restart and the termination-record finalizer.
+ * The pod and Service of one process (docs/design.md §6.3), composed of drunc's rules, each a
+ * pure policy of its own: the network (process-network.ts: NodePort or the node's network,
+ * POD_IP, the localhost alias), the readout pod (readout-profile.ts: host resources, privilege),
+ * the user and environment (process-identity.ts), the mounts (configured-volumes.ts,
+ * host-mounts.ts), the command line (shell-command.ts, with the log file's tee), the pod policy
+ * (pod-policy.ts) and the probes (readiness-probe.ts); plus kpm's labels, the spec annotation for
+ * restart and the termination-record finalizer.
  */
 import type {
   V1Container,
@@ -16,10 +20,22 @@ import type {
 import { currentTraceparent } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import type { KpmLabels } from '@kpm/kube';
+import { configuredVolumes, coveredBy } from './configured-volumes';
+import { logFileRedirection, specMounts } from './host-mounts';
 import type { PlannedProcess } from './planned-process';
 import { containerSecurityContext, podSecurityContext } from './pod-policy';
+import { processEnv, runAsOf } from './process-identity';
+import {
+  isConnectionServer,
+  localhostAliases,
+  POD_IP_ENV,
+  processNetwork,
+  rewriteGrpcHosts,
+  type NetworkSettings,
+  type ProcessNetwork,
+} from './process-network';
 import { readinessProbe } from './readiness-probe';
-import { bootScript } from './shell-command';
+import { backgroundScript, bootScript } from './shell-command';
 import { ownedByPod } from './pod-owner';
 import { readoutProfileOf, type ReadoutPodProfile } from './readout-profile';
 
@@ -27,6 +43,8 @@ export interface BootContext {
   session: string;
   user: string;
   commandId: string;
+  /** The connection server's address, once booted: `localhost` in the other pods (drunc). */
+  connectionServer?: string;
 }
 
 /** Where the pod runs: bound to a node (no scheduler needed), or a node selector for a scheduler. */
@@ -48,8 +66,14 @@ function asksPrivileged(process: PlannedProcess, labels: KpmLabels): boolean {
   return process.spec.annotations?.[privilegedAnnotation(labels)] === 'true';
 }
 
-/** drunc's SIGQUIT preStop for applications; controllers and the connection server stop on SIGTERM. */
-const PRE_STOP_ROLES = new Set(['application', 'unknown']);
+/** What the rules decided for one pod, before it is written out. */
+interface PodPlan {
+  network: ProcessNetwork;
+  readout?: ReadoutPodProfile;
+  privileged: boolean;
+  volumes: V1Volume[];
+  mounts: V1VolumeMount[];
+}
 
 export class PodBuilder {
   constructor(
@@ -57,46 +81,29 @@ export class PodBuilder {
     private readonly settings: PodSettings,
   ) {}
 
-  /** drunc's home_path_base/<user>, else /home/<user>. */
-  home(user: string): string {
-    return `${this.settings.homePathBase ?? '/home'}/${user}`;
-  }
-
-  /** The process's environment: its own, then USER and HOME (a spec may set its own HOME). */
+  /** The process's environment: its own, then drunc's USER, HOME and DOTDRUNC. */
   env(process: PlannedProcess, user: string): Record<string, string> {
-    return { HOME: this.home(user), ...process.spec.env, USER: user };
-  }
-
-  /**
-   * The container's environment: the values above, then the variables taken from Secrets by
-   * reference (the kubelet reads them; kpm writes only the names), and whole Secrets as envFrom
-   * (below `env`, as Kubernetes orders them).
-   */
-  containerEnv(process: PlannedProcess, user: string): Pick<V1Container, 'env' | 'envFrom'> {
-    const { secretEnv, envFrom } = process.spec;
-    const env: V1EnvVar[] = [
-      ...Object.entries(this.env(process, user)).map(([name, value]) => ({ name, value })),
-      ...(secretEnv ?? []).map(({ name, secretKeyRef }) => ({
-        name,
-        valueFrom: { secretKeyRef: { name: secretKeyRef.name, key: secretKeyRef.key } },
-      })),
-    ];
-    return envFrom?.length
-      ? { env, envFrom: envFrom.map(({ secretRef }) => ({ secretRef: { name: secretRef.name } })) }
-      : { env };
+    return processEnv(process.spec, user, this.settings);
   }
 
   image(process: PlannedProcess): string {
     return process.spec.image ?? this.settings.podManagement.image;
   }
 
+  /** drunc's networking settings, in the network policy's terms. */
+  networkSettings(): NetworkSettings {
+    return this.settings.podManagement;
+  }
+
+  /** How the process is reached (network, Service, POD_IP, alias). */
+  network(process: PlannedProcess): ProcessNetwork {
+    return processNetwork(process, this.networkSettings());
+  }
+
   pod(process: PlannedProcess, context: BootContext, placement: PodPlacement): V1Pod {
     const { spec } = process;
-    // The validator refused the ask without permission; the builder checks again all the same.
-    const privileged =
-      asksPrivileged(process, this.labels) && this.settings.podManagement.allowPrivileged;
-    const readout = readoutProfileOf(spec, this.settings.podManagement);
-    const { volumes, mounts } = this.mounts(process, context.user, readout);
+    const plan = this.plan(process, context.user, placement.nodeName ?? placement.nodeSelectorHost);
+    const runAs = runAsOf(spec, context.user, this.settings.podManagement);
     return {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -116,40 +123,112 @@ export class PodBuilder {
         restartPolicy: 'Never',
         // A DAQ process does not call the API server: no ServiceAccount token in its pod.
         automountServiceAccountToken: false,
-        securityContext: podSecurityContext(privileged, spec),
+        securityContext: podSecurityContext(plan.privileged, runAs),
         terminationGracePeriodSeconds: this.settings.podManagement.killTimeoutSeconds,
-        containers: [this.container(process, context, { privileged, readout, mounts })],
-        volumes: volumes.length > 0 ? volumes : undefined,
+        containers: [this.container(process, context, plan)],
+        volumes: plan.volumes.length > 0 ? plan.volumes : undefined,
         nodeName: placement.nodeName,
         nodeSelector: placement.nodeSelectorHost
           ? { 'kubernetes.io/hostname': placement.nodeSelectorHost }
           : undefined,
         tolerations: placement.tolerations,
-        ...hostNetworkOf(readout),
+        ...hostNetworkOf(plan.network.hostNetwork || plan.readout?.hostNetwork === true),
+        hostAliases: localhostAliases(plan.network, context.connectionServer),
       },
     };
   }
 
-  private container(
-    process: PlannedProcess,
-    context: BootContext,
-    made: { privileged: boolean; readout?: ReadoutPodProfile; mounts: V1VolumeMount[] },
-  ): V1Container {
+  private plan(process: PlannedProcess, user: string, host?: string): PodPlan {
+    const pm = this.settings.podManagement;
+    const readout = readoutProfileOf(
+      process.spec,
+      pm,
+      host ?? process.spec.restriction?.allowedHosts?.[0],
+    );
+    const asked = asksPrivileged(process, this.labels) && pm.allowPrivileged;
+    return {
+      network: this.network(process),
+      readout,
+      // The validator refused an ask without permission; the builder checks again all the same.
+      privileged: asked || readout?.privileged === true,
+      ...this.mounts(process, user, readout),
+    };
+  }
+
+  private container(process: PlannedProcess, context: BootContext, plan: PodPlan): V1Container {
     const { spec } = process;
+    const { network, readout } = plan;
+    const pm = this.settings.podManagement;
     return {
       name: spec.name,
       image: this.image(process),
-      command: ['/bin/bash', '-c', bootScript(spec.executableAndArguments)],
-      ...this.containerEnv(process, context.user),
+      command: ['/bin/bash', '-c', this.script(process, network)],
+      ...this.containerEnv(process, context.user, network),
+      ...(network.containerPort
+        ? {
+            ports: [
+              { name: network.containerPort.name, containerPort: network.containerPort.port },
+            ],
+          }
+        : {}),
       workingDir: spec.executionDirectory,
-      resources: made.readout?.resources ?? spec.resources,
-      volumeMounts: made.mounts.length > 0 ? made.mounts : undefined,
-      lifecycle: PRE_STOP_ROLES.has(process.role)
+      resources: readout?.resources ?? spec.resources,
+      volumeMounts: plan.mounts.length > 0 ? plan.mounts : undefined,
+      lifecycle: this.stopsOnQuit(process)
         ? { preStop: { exec: { command: ['/bin/sh', '-c', 'kill -QUIT 1'] } } }
         : undefined,
-      securityContext: containerSecurityContext(made.privileged, this.settings.podManagement),
-      readinessProbe: readinessProbe(process, this.settings.podManagement),
+      securityContext: containerSecurityContext(
+        plan.privileged,
+        pm,
+        readout?.privileged ? ['IPC_LOCK'] : [],
+      ),
+      readinessProbe: readinessProbe(process, pm),
     };
+  }
+
+  /**
+   * drunc's command line: the log file's tee first; the root controller's `grpc://` addresses its
+   * pod's; the connection server run in the background under a trap (drunc's, for gunicorn),
+   * everything else with its last command `exec`'d.
+   */
+  private script(process: PlannedProcess, network: ProcessNetwork): string {
+    const { spec } = process;
+    const commands = network.podIp
+      ? rewriteGrpcHosts(spec.executableAndArguments)
+      : spec.executableAndArguments;
+    const server = isConnectionServer(process, this.settings.podManagement.connectionServerName);
+    const run = server ? backgroundScript(commands) : bootScript(commands);
+    return `${logFileRedirection(spec.logFile)}${run}`;
+  }
+
+  /** drunc's preStop `kill -QUIT 1`: every process but the controllers and the connection server. */
+  private stopsOnQuit(process: PlannedProcess): boolean {
+    if (process.role === 'root-controller' || process.role === 'segment-controller') return false;
+    return !isConnectionServer(process, this.settings.podManagement.connectionServerName);
+  }
+
+  /**
+   * The container's environment: drunc's (above), the root controller's `POD_IP`, then the
+   * variables taken from Secrets by reference (the kubelet reads them; kpm writes only the
+   * names), and whole Secrets as envFrom (below `env`, as Kubernetes orders them).
+   */
+  containerEnv(
+    process: PlannedProcess,
+    user: string,
+    network: Pick<ProcessNetwork, 'podIp'> = this.network(process),
+  ): Pick<V1Container, 'env' | 'envFrom'> {
+    const { secretEnv, envFrom } = process.spec;
+    const env: V1EnvVar[] = [
+      ...Object.entries(this.env(process, user)).map(([name, value]) => ({ name, value })),
+      ...(network.podIp ? [POD_IP_ENV] : []),
+      ...(secretEnv ?? []).map(({ name, secretKeyRef }) => ({
+        name,
+        valueFrom: { secretKeyRef: { name: secretKeyRef.name, key: secretKeyRef.key } },
+      })),
+    ];
+    return envFrom?.length
+      ? { env, envFrom: envFrom.map(({ secretRef }) => ({ secretRef: { name: secretRef.name } })) }
+      : { env };
   }
 
   /**
@@ -157,18 +236,23 @@ export class PodBuilder {
    * `baseline` forbids.
    */
   needsHostAccess(process: PlannedProcess, user: string): boolean {
-    const privileged =
-      asksPrivileged(process, this.labels) && this.settings.podManagement.allowPrivileged;
-    const readout = readoutProfileOf(process.spec, this.settings.podManagement);
-    const hostPaths = this.mounts(process, user).volumes.some((v) => v.hostPath !== undefined);
-    return privileged || hostPaths || readout?.hostNetwork === true;
+    const plan = this.plan(process, user);
+    const hostPaths = plan.volumes.some((v) => v.hostPath !== undefined);
+    const hostNetwork = plan.network.hostNetwork || plan.readout?.hostNetwork === true;
+    return plan.privileged || hostPaths || hostNetwork;
   }
 
-  /** The headless Service for drunc's discovery, owned by `pod` so it goes with it. */
-  service(pod: V1Pod): V1Service {
+  /**
+   * The Service named after the pod, owned by it so it goes with it: drunc's NodePort for the
+   * connection server and the root controller (`externalTrafficPolicy: Local`), else the headless
+   * Service for discovery.
+   */
+  service(pod: V1Pod, process: PlannedProcess): V1Service {
     const name = pod.metadata!.name!;
     const labels = pod.metadata!.labels!;
+    const { service } = this.network(process);
     const port = this.settings.podManagement.headlessDiscoveryPort;
+    const selector = { [this.labels.app]: name, [this.labels.creator]: 'kpm' };
     return {
       apiVersion: 'v1',
       kind: 'Service',
@@ -183,11 +267,27 @@ export class PodBuilder {
         },
         ownerReferences: ownedByPod(pod),
       },
-      spec: {
-        clusterIP: 'None',
-        selector: { [this.labels.app]: name, [this.labels.creator]: 'kpm' },
-        ports: [{ name: 'discovery', port, targetPort: port }],
-      },
+      spec:
+        service.type === 'NodePort'
+          ? {
+              type: 'NodePort',
+              externalTrafficPolicy: 'Local',
+              selector,
+              ports: [
+                {
+                  name: 'drunc',
+                  protocol: 'TCP',
+                  port: service.port,
+                  targetPort: service.port,
+                  nodePort: service.nodePort,
+                },
+              ],
+            }
+          : {
+              clusterIP: 'None',
+              selector,
+              ports: [{ name: 'discovery', port, targetPort: port }],
+            },
     };
   }
 
@@ -206,73 +306,42 @@ export class PodBuilder {
   }
 
   /**
-   * Configured volumes, the home directory, the log and data directories, one mount per path;
-   * then a readout pod's hugepages.
+   * drunc's mounts: a readout pod's hugepages, the configured volumes (configured-volumes.ts),
+   * the home directory under `homePathBase` unless a configured mount covers it, then the
+   * spec's log and data directories (host-mounts.ts); one mount per path.
    */
   private mounts(
     process: PlannedProcess,
     user: string,
     readout?: ReadoutPodProfile,
   ): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
-    const host = this.hostMounts(process, user);
-    if (!readout?.volume || !readout.mount) return host;
-    return {
-      volumes: [...host.volumes, readout.volume],
-      mounts: [...host.mounts, readout.mount],
+    const own =
+      readout?.volume && readout.mount
+        ? { volume: readout.volume, mount: readout.mount }
+        : undefined;
+    const taken = own
+      ? { names: [own.volume.name, 'hugepages'], paths: [own.mount.mountPath] }
+      : undefined;
+    const configured = configuredVolumes(this.settings.volumes, readout !== undefined, taken);
+    const volumes = [...(own ? [own.volume] : []), ...configured.volumes];
+    const mounts = [...(own ? [own.mount] : []), ...configured.mounts];
+    const add = (name: string, path: string, type: string) => {
+      if (mounts.some((m) => m.mountPath === path)) return;
+      volumes.push({ name, hostPath: { path, type } });
+      mounts.push({ name, mountPath: path });
     };
-  }
-
-  private hostMounts(
-    process: PlannedProcess,
-    user: string,
-  ): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
-    const wanted: {
-      name: string;
-      path: string;
-      hostPath: string;
-      readOnly?: boolean;
-      type?: string;
-    }[] = [
-      ...this.settings.volumes.map((v) => ({
-        name: v.name,
-        path: v.mountPath,
-        hostPath: v.hostPath,
-        readOnly: v.readOnly,
-      })),
-    ];
     if (this.settings.homePathBase) {
-      const home = this.home(user);
-      wanted.push({ name: 'kpm-home', path: home, hostPath: home, type: 'Directory' });
+      const home = `${this.settings.homePathBase}/${user}`;
+      if (!coveredBy(home, configured.mounts)) add('kpm-home', home, 'Directory');
     }
-    const { logsPath, restriction } = process.spec;
-    if (logsPath) {
-      wanted.push({
-        name: 'kpm-logs',
-        path: logsPath,
-        hostPath: logsPath,
-        type: 'DirectoryOrCreate',
-      });
-    }
-    if (restriction?.dataMount) {
-      const data = restriction.dataMount;
-      wanted.push({ name: 'kpm-data', path: data, hostPath: data, type: 'Directory' });
-    }
-    const seen = new Set<string>();
-    const unique = wanted.filter((w) => !seen.has(w.path) && seen.add(w.path));
-    return {
-      volumes: unique.map((w) => ({ name: w.name, hostPath: { path: w.hostPath, type: w.type } })),
-      mounts: unique.map((w) => ({
-        name: w.name,
-        mountPath: w.path,
-        readOnly: w.readOnly || undefined,
-      })),
-    };
+    for (const m of specMounts(process.spec)) add(m.name, m.path, m.type);
+    return { volumes, mounts };
   }
 }
 
-/** A readout pod in the node's network still resolves the cluster's names (headless Services). */
-function hostNetworkOf(readout: ReadoutPodProfile | undefined): Partial<V1PodSpec> {
-  return readout?.hostNetwork ? { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } : {};
+/** A pod in the node's network still resolves the cluster's names (headless Services). */
+function hostNetworkOf(hostNetwork: boolean): Partial<V1PodSpec> {
+  return hostNetwork ? { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } : {};
 }
 
 /** The command's trace on the pod, so the watcher's termination record carries it too. */

@@ -265,14 +265,20 @@ export function podSecurityContext(
 
 /**
  * The container's security context: privileged only when the process asked and the operator
- * allows it (the validator refused the ask otherwise); else no escalation, every capability
- * dropped but the configured ones, RuntimeDefault seccomp.
+ * allows it (the validator refused the ask otherwise), or for drunc's readout applications (with
+ * IPC_LOCK, `privilegedCapabilities`); else no escalation, every capability dropped but the
+ * configured ones, RuntimeDefault seccomp.
  */
 export function containerSecurityContext(
   privileged: boolean,
   policy: Pick<PodPolicy, 'allowedCapabilities'>,
+  privilegedCapabilities: readonly string[] = [],
 ): V1SecurityContext {
-  if (privileged) return { privileged: true };
+  if (privileged) {
+    return privilegedCapabilities.length > 0
+      ? { privileged: true, capabilities: { add: [...privilegedCapabilities] } }
+      : { privileged: true };
+  }
   return {
     privileged: false,
     allowPrivilegeEscalation: false,

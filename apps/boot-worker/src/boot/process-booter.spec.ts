@@ -1,5 +1,14 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { fixture, SESSION, spec, USER } from '../__fixtures__/boot-worker-fixture';
+import {
+  controller,
+  fixture,
+  SESSION,
+  spec,
+  TREE,
+  USER,
+} from '../__fixtures__/boot-worker-fixture';
+import { NODE_IP } from '../__fixtures__/fake-cluster';
+import type { Reachability } from './reachability';
 import { EndingRule } from '../cluster/pod-state';
 import { planProcesses, type PlannedProcess } from './planned-process';
 import { PodBuilder } from './pod-builder';
@@ -17,6 +26,7 @@ function setUp(options: Parameters<typeof fixture>[0] = {}) {
     new PodBuilder(cluster.labels, settings),
     new EndingRule(settings, cluster.clock),
     settings.podManagement,
+    cluster.clock,
   );
   const boot = (p: PlannedProcess = process, waitReady = false) =>
     booter.boot(p, context, { waitReady });
@@ -115,13 +125,112 @@ describe('ProcessBooter', () => {
     expect(await boot(process, true)).toMatchObject({ ok: false, code: 'PodDeleted' });
   });
 
-  it('creates the connection server’s Services: headless, and the NodePort when configured', async () => {
-    const { cluster, boot } = setUp({ env: { KPM_CONNECTION_SERVER_NODE_PORT: '30500' } });
-    const [server] = planProcesses('cmd-1', [spec('local-connection-server', '2')]);
+  it.each<[string, Record<string, string>, Record<string, unknown>]>([
+    [
+      'a NodePort on the port of its command line (drunc)',
+      {},
+      { type: 'NodePort', ports: [expect.objectContaining({ port: 30500, nodePort: 30500 })] },
+    ],
+    [
+      'on the configured node port',
+      { KPM_CONNECTION_SERVER_NODE_PORT: '31000' },
+      { type: 'NodePort', ports: [expect.objectContaining({ port: 30500, nodePort: 31000 })] },
+    ],
+    ['headless without node ports', { KPM_NODE_PORTS: 'false' }, { clusterIP: 'None' }],
+  ])('gives the connection server one Service named after it: %s', async (_, env, expected) => {
+    const { cluster, boot } = setUp({ env });
+    const [server] = planProcesses('cmd-1', [TREE[1]]);
     expect((await boot(server)).ok).toBe(true);
     expect(cluster.timeline(/service/)).toEqual([
       '+0s create service run-7/local-connection-server',
-      '+0s create service run-7/local-connection-server-nodeport',
     ]);
+    expect(cluster.service(SESSION, 'local-connection-server')!.spec).toMatchObject(expected);
+  });
+
+  it('tells where the others reach the connection server as localhost, once it is Ready', async () => {
+    for (const [alias, address] of [
+      ['cluster-ip', /^10\.96\./],
+      ['pod-ip', /^10\.88\./],
+      ['none', undefined],
+    ] as const) {
+      const { boot } = setUp({ env: { KPM_LOCALHOST_ALIAS: alias } });
+      const [server] = planProcesses('cmd-1', [TREE[1]]);
+      const outcome = await boot(server, true);
+      expect(outcome.ok).toBe(true);
+      const got = outcome.ok ? outcome.connectionServer : 'failed';
+      if (address) expect(got).toMatch(address);
+      else expect(got).toBeUndefined();
+    }
+  });
+});
+
+describe('ProcessBooter: drunc’s own connect to a Ready connection server and root controller', () => {
+  const root = planProcesses('cmd-1', [
+    controller('root', '0', {
+      executableAndArguments: [{ exec: 'drunc-controller', args: ['-c', 'grpc://h:30333'] }],
+    }),
+  ])[0];
+
+  function withReach(check: string, answers: boolean[]) {
+    const f = fixture({
+      env: { KPM_REACHABILITY_CHECK: check, KPM_SERVICE_STARTUP_TIMEOUT_SECONDS: '5' },
+    });
+    f.cluster.addNamespace(SESSION, { 'creator.drunc.daq': 'kpm', 'user.drunc.daq': USER });
+    const tried: string[] = [];
+    const reach: Reachability = {
+      tcp: (host, port) => (
+        tried.push(`tcp ${host}:${port}`),
+        Promise.resolve(answers.shift() ?? false)
+      ),
+      http: (url) => (tried.push(`http ${url}`), Promise.resolve(answers.shift() ?? false)),
+    };
+    const booter = new ProcessBooter(
+      f.cluster,
+      new PodBuilder(f.cluster.labels, f.settings),
+      new EndingRule(f.settings, f.cluster.clock),
+      f.settings.podManagement,
+      f.cluster.clock,
+      reach,
+    );
+    return { booter, tried, cluster: f.cluster };
+  }
+
+  it.each<[string, string, string]>([
+    ['the root controller by TCP on its node port', 'node-port', `tcp ${NODE_IP}:30333`],
+    ['the root controller by TCP on its pod address', 'pod-ip', 'tcp 10.88.0.'],
+  ])('connects to %s until it answers', async (_, check, first) => {
+    const { booter, tried } = withReach(check, [false, false, true]);
+    const outcome = await booter.boot(root, context, { waitReady: true });
+    expect(outcome.ok).toBe(true);
+    expect(tried).toHaveLength(3);
+    expect(tried[0].startsWith(first)).toBe(true);
+  });
+
+  it('asks the connection server by HTTP', async () => {
+    const { booter, tried } = withReach('node-port', [true]);
+    const [server] = planProcesses('cmd-1', [TREE[1]]);
+    expect((await booter.boot(server, context, { waitReady: true })).ok).toBe(true);
+    expect(tried).toEqual([`http http://${NODE_IP}:30500/`]);
+  });
+
+  it('fails the boot when it never answers within serviceStartupTimeoutSeconds', async () => {
+    const { booter, cluster } = withReach('node-port', []);
+    const started = cluster.clock.now();
+    expect(await booter.boot(root, context, { waitReady: true })).toMatchObject({
+      ok: false,
+      code: 'NotReachable',
+      message: expect.stringContaining(
+        `TCP ${NODE_IP}:30333 (node-port) did not answer within 5 s`,
+      ),
+    });
+    expect(cluster.clock.now() - started).toBeGreaterThanOrEqual(5_000);
+  });
+
+  it('connects to nothing with none, nor to a process without a node port', async () => {
+    const { booter, tried } = withReach('none', []);
+    expect((await booter.boot(root, context, { waitReady: true })).ok).toBe(true);
+    const other = withReach('node-port', []);
+    expect((await other.booter.boot(process, context, { waitReady: true })).ok).toBe(true);
+    expect([...tried, ...other.tried]).toEqual([]);
   });
 });

@@ -1,10 +1,12 @@
 /**
  * Boots one process: picks its node, creates its pod (a pod of the same uuid already there is
- * adopted — a redelivered command creates nothing twice), its Services, and when told waits until
- * the pod is Ready, as drunc does for the connection server and the root controller.
+ * adopted — a redelivered command creates nothing twice), its Service, and when told waits until
+ * the pod is Ready and, as drunc does for the connection server and the root controller,
+ * connects to it (`reachabilityCheck`, reachability.ts).
  */
 import { Logger } from '@nestjs/common';
 import type { V1Pod, V1Service, V1Taint, V1Toleration } from '@kubernetes/client-node';
+import type { Clock } from '@kpm/common';
 import type { PodManagementConfig } from '@kpm/config';
 import { failureOf } from '@kpm/kube';
 import type { BootWorkerMetrics } from '../boot-worker-metrics';
@@ -15,8 +17,9 @@ import { bootFailure, type BootFailure, type BootOutcome } from './boot-failure'
 import type { PlannedProcess } from './planned-process';
 import { waitPreviousPodGone } from './previous-pod';
 import type { BootContext, PodBuilder, PodPlacement } from './pod-builder';
-import { nodePortService } from './node-port-service';
 import { isConnectionServer } from './boot-order';
+import { isConnectionServer as isDruncConnectionServer } from './process-network';
+import { reachTarget, type Reachability } from './reachability';
 
 /** A name taken meanwhile is tried again this often (its earlier pod freed each time). */
 const CREATE_ATTEMPTS = 3;
@@ -34,6 +37,8 @@ export class ProcessBooter {
     private readonly builder: PodBuilder,
     private readonly endings: EndingRule,
     private readonly settings: PodManagementConfig,
+    private readonly clock: Clock,
+    private readonly reach?: Reachability,
     private readonly metrics?: BootWorkerMetrics,
   ) {}
 
@@ -51,7 +56,7 @@ export class ProcessBooter {
     return outcome;
   }
 
-  /** The pod, its Services, and the wait for Ready when asked. */
+  /** The pod, its Service, and the wait for Ready (and drunc's connect) when asked. */
   private async start(
     process: PlannedProcess,
     context: BootContext,
@@ -64,12 +69,102 @@ export class ProcessBooter {
       signal,
     );
     if (!created.ok) return created;
-    await this.ensureService(this.builder.service(created.pod));
-    if (isConnectionServer(process, this.settings.connectionServerName)) {
-      const nodePort = nodePortService(created.pod, this.cluster.labels, this.settings);
-      if (nodePort) await this.ensureService(nodePort);
+    const service = await this.expose(created.pod, process);
+    if ('ok' in service) return service;
+    if (!waitReady) return created;
+    const ready = await this.waitReady(created.pod, signal);
+    if (!ready.ok) return ready;
+    const unreachable = await this.reachable(ready.pod, process, signal);
+    if (unreachable) return unreachable;
+    const address = this.connectionServerAddress(process, ready.pod, service);
+    return address ? { ...ready, connectionServer: address } : ready;
+  }
+
+  /**
+   * The Service named after the pod. drunc logs a headless Service it could not make and carries
+   * on (only discovery lacks); a NodePort it could not make fails the boot, as in drunc.
+   */
+  private async expose(pod: V1Pod, process: PlannedProcess): Promise<V1Service | BootFailure> {
+    const body = this.builder.service(pod, process);
+    try {
+      return await this.cluster.services.ensure(body);
+    } catch (error) {
+      const { reason, message } = failureOf(error);
+      const { namespace, name } = body.metadata ?? {};
+      if (body.spec?.type === 'NodePort') {
+        return bootFailure(
+          'NodePortFailed',
+          `could not create the NodePort Service ${namespace}/${name}: ${reason}: ${message}`,
+        );
+      }
+      this.logger.warn(`service ${namespace}/${name}: ${reason}: ${message}`);
+      return body;
     }
-    return waitReady ? this.waitReady(created.pod, signal) : created;
+  }
+
+  /** drunc's own connect to a Ready connection server or root controller, until it answers. */
+  private async reachable(
+    pod: V1Pod,
+    process: PlannedProcess,
+    signal?: AbortSignal,
+  ): Promise<BootFailure | undefined> {
+    const check = this.settings.reachabilityCheck;
+    const target = this.reach && reachTarget(pod, this.builder.network(process), check);
+    if (!target || !this.reach) return undefined;
+    const timeoutMs = this.settings.socketRetryTimeoutSeconds * 1000;
+    const deadline = this.clock.now() + this.settings.serviceStartupTimeoutSeconds * 1000;
+    const where = `${target.host}:${target.port}`;
+    for (;;) {
+      const ok =
+        target.protocol === 'http'
+          ? await this.reach.http(`http://${where}/`, timeoutMs)
+          : await this.reach.tcp(target.host, target.port, timeoutMs);
+      checkStopping(signal);
+      if (ok) return undefined;
+      if (this.clock.now() >= deadline) {
+        const seconds = this.settings.serviceStartupTimeoutSeconds;
+        return bootFailure(
+          'NotReachable',
+          `${process.spec.name} was Ready but ${target.protocol.toUpperCase()} ${where} (${check}) did not answer within ${seconds} s (podManagement.reachabilityCheck)`,
+        );
+      }
+      await this.clock.sleep(timeoutMs, signal);
+    }
+  }
+
+  /**
+   * The address of a connection server already running in the session (a boot without one, a
+   * restart), for the localhost alias of the pods booted now; undefined without one.
+   */
+  async sessionConnectionServer(session: string): Promise<string | undefined> {
+    if (this.settings.localhostAlias === 'none') return undefined;
+    const running = (await this.cluster.pods.processes(session)).find(
+      (p) =>
+        isDruncConnectionServer(
+          { role: p.role, spec: { name: p.name } },
+          this.settings.connectionServerName,
+        ) &&
+        this.endings.isAlive(p.pod) &&
+        p.pod.status?.podIP,
+    );
+    if (!running) return undefined;
+    const service = await this.cluster.services.read(session, running.name);
+    const process = { role: running.role, spec: { name: running.name } } as PlannedProcess;
+    return service && this.connectionServerAddress(process, running.pod, service);
+  }
+
+  /** Where the other pods reach the connection server as `localhost` (`localhostAlias`). */
+  private connectionServerAddress(
+    process: PlannedProcess,
+    pod: V1Pod,
+    service: V1Service,
+  ): string | undefined {
+    if (!isConnectionServer(process, this.settings.connectionServerName)) return undefined;
+    const alias = this.settings.localhostAlias;
+    if (alias === 'pod-ip') return pod.status?.podIP;
+    if (alias === 'cluster-ip' && service.spec?.clusterIP !== 'None')
+      return service.spec?.clusterIP;
+    return undefined;
   }
 
   /** allowedHosts: the first usable one (drunc checks allowedHosts[0]); none: a usable node. */
@@ -137,17 +232,6 @@ export class ProcessBooter {
     if (!ended.metadata?.deletionTimestamp) await this.cluster.pods.delete(ended, 0);
     const timeoutS = this.settings.restartCleanupSeconds;
     return waitPreviousPodGone(this.cluster.pods, ended, timeoutS, signal);
-  }
-
-  /** drunc logs a failed Service and carries on: the process runs, only discovery lacks. */
-  private async ensureService(service: V1Service): Promise<void> {
-    try {
-      await this.cluster.services.ensure(service);
-    } catch (error) {
-      const { reason, message } = failureOf(error);
-      const { namespace, name } = service.metadata ?? {};
-      this.logger.warn(`service ${namespace}/${name}: ${reason}: ${message}`);
-    }
   }
 
   private async waitReady(pod: V1Pod, signal?: AbortSignal): Promise<BootOutcome> {

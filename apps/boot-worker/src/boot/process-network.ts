@@ -48,7 +48,10 @@ export interface ProcessNetwork {
 }
 
 /** drunc's `_is_local_connection_server`: infrastructure, named after the connection server. */
-export function isConnectionServer(process: NetworkProcess, connectionServerName: string): boolean {
+export function isConnectionServer(
+  process: { role: Role; spec: { name: string } },
+  connectionServerName: string,
+): boolean {
   return (
     process.role === 'infrastructure-applications' &&
     process.spec.name.includes(connectionServerName)
@@ -93,7 +96,8 @@ export function controllerPort(
 export function processNetwork(process: NetworkProcess, settings: NetworkSettings): ProcessNetwork {
   const server = isConnectionServer(process, settings.connectionServerName);
   const root = process.role === 'root-controller';
-  const service = settings.nodePorts ? nodePortOf(process, server, root, settings) : undefined;
+  const exposed = settings.nodePorts || (server && settings.connectionServerNodePort !== undefined);
+  const service = exposed ? nodePortOf(process, server, root, settings) : undefined;
   const port = server ? connectionServerPort(process.spec, settings.connectionServerPort) : 0;
   return {
     hostNetwork: settings.network === 'host' && service === undefined,

@@ -9,7 +9,7 @@
  */
 import type { V1Probe } from '@kubernetes/client-node';
 import type { PlannedProcess } from './planned-process';
-import { controllerPort } from './process-network';
+import { connectionServerPort, controllerPort } from './process-network';
 import { isConnectionServer } from './boot-order';
 
 export { controllerPort };
@@ -34,7 +34,8 @@ export function readinessProbe(
     successThreshold: 1,
   };
   if (isConnectionServer(process, settings.connectionServerName)) {
-    return { tcpSocket: { port: settings.connectionServerPort }, ...timing };
+    const port = connectionServerPort(process.spec, settings.connectionServerPort);
+    return { tcpSocket: { port }, ...timing };
   }
   const kind = settings.controllerReadinessProbe ?? 'none';
   if (kind === 'none' || !CONTROLLER_ROLES.has(process.role)) return undefined;

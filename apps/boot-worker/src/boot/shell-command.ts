@@ -41,3 +41,14 @@ export function bootScript(commands: readonly ExecutableAndArguments[]): string 
     })
     .join(' && ');
 }
+
+/**
+ * drunc's script for the connection server (gunicorn): its commands in the background under a
+ * shell that traps SIGTERM and SIGQUIT, kills the server and exits 0 — bash stays PID 1.
+ */
+export function backgroundScript(commands: readonly ExecutableAndArguments[]): string {
+  const line = commands
+    .map(({ exec, args = [] }) => [exec, ...args].map(shellWord).join(' '))
+    .join(' && ');
+  return `trap 'kill -KILL $child; wait $child; exit 0' TERM QUIT; ${line} & child=$!; wait $child`;
+}

@@ -66,10 +66,15 @@ export interface PodWait {
   last: Map<string, V1Pod | undefined>;
 }
 
-/** The Services of processes: headless discovery, and the connection server's NodePort. */
+/** The Services of processes: headless discovery, and drunc's NodePorts. */
 export interface ProcessServices {
-  /** Creates the Service in its namespace, or hands an existing one of kpm's over to its owner. */
-  ensure(service: V1Service): Promise<void>;
+  /**
+   * Creates the Service in its namespace, or hands an existing one of kpm's over to its owner;
+   * the Service as the API server has it (its ClusterIP).
+   */
+  ensure(service: V1Service): Promise<V1Service>;
+  /** kpm's Service of that name, or undefined. */
+  read(namespace: string, name: string): Promise<V1Service | undefined>;
   /** `namespace/name` of the Service, in any namespace, that holds `nodePort`. */
   nodePortHolder(nodePort: number): Promise<string | undefined>;
 }

@@ -50,8 +50,8 @@ export class KubeCluster implements Cluster {
     this.pods = new KubePods(apis, labels, retry, waiter);
     const services = new ServiceGateway(apis.core, labels, retry);
     this.services = {
-      ensure: async (service) =>
-        void (await services.ensure(service.metadata!.namespace!, service)),
+      ensure: (service) => services.ensure(service.metadata!.namespace!, service),
+      read: (namespace, name) => services.read(namespace, name),
       nodePortHolder: (nodePort) => services.nodePortHolder(nodePort),
     };
     this.nodes = new NodeDirectory(apis.core, {

@@ -140,7 +140,9 @@ export class RestartHandler {
     }
     const process = plannedRestart(target, this.settings.controllerExecutables);
     const waitReady = waitsForReady(process, this.settings.connectionServerName);
-    const outcome = await this.booter.boot(process, this.bootContext(target, context), {
+    const connectionServer = await this.booter.sessionConnectionServer(target.session);
+    const bootContext = { ...this.bootContext(target, context), connectionServer };
+    const outcome = await this.booter.boot(process, bootContext, {
       waitReady,
       signal: context.signal,
     });
