@@ -63,7 +63,10 @@ describe('kpm usage errors (exit 2)', () => {
       ['terminate', '--session', 'run-1', '--user', 'a b'],
       /terminate: --user: must be a user name/,
     ],
-    [['restart'], /required option '--uuid <uuid>' not specified/],
+    [
+      ['restart'],
+      /restart: say what to restart: --uuid U \(repeatable\) or --session S with --name RE/,
+    ],
     [['restart', '--uuid', 'ru-01'], /restart: --uuid: each uuid must be a UUID/],
     [['ps', '--name', '(?=x)'], /ps: --name: regular expression/],
     [['logs'], /logs: say whose logs: --uuid U, or --session S with --name RE/],

@@ -81,7 +81,10 @@ export class ProcessManagerClient {
     return this.send(CommandType.terminate, command, options, undefined, command.timeoutSeconds);
   }
 
-  /** Kills the one process the query selects and boots it again with the same uuid and spec. */
+  /**
+   * Kills every process the query selects (drunc's restart) and boots each again with the same
+   * uuid and spec; the completion lists them as they are back.
+   */
   async restart(query: Query, options: CommandOptions = {}): Promise<CommandResult> {
     const data = { query, user: this.actingUser(options) };
     validCommandData(CommandType.restart, data);

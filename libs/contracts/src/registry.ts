@@ -111,7 +111,7 @@ export const TYPE_REGISTRY: { readonly [K in EventType]: TypeEntry<EventDataMap[
   ),
   [CommandType.restart]: command(
     RestartCommand,
-    'Kill one process and boot it again with the same uuid.',
+    'Kill the processes the query selects and boot each again with the same uuid.',
     querySession,
   ),
   [CommandType.flush]: command(FlushCommand, 'Forget DEAD processes.', querySession),

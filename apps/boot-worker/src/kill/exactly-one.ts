@@ -11,15 +11,38 @@ import type { ProcessPod } from '../cluster/process-pod';
 import { describeMatches, otherSessions, resolveQuery } from './query-resolver';
 
 type One = { ok: true; process: ProcessPod } | { ok: false; errors: FieldError[] };
+type Some = { ok: true; processes: ProcessPod[] } | { ok: false; errors: FieldError[] };
 
 /**
- * The one process the query of a restart or logs command selects, or why there is not one:
- * an empty query, a process of a session another user owns, none or several.
+ * The processes a restart's query selects — one or more, as drunc restarts every uuid its
+ * query matches — or why not: an empty query, a process of a session another user owns, none,
+ * or processes of another session than the command's.
+ */
+export async function selectSome(
+  pods: Pick<ProcessPods, 'processes'>,
+  query: ProcessQuery,
+  acting: ActingUser,
+  subject: string,
+): Promise<Some> {
+  if (isEmptyProcessQuery(query)) return { ok: false, errors: [EMPTY_QUERY] };
+  const selected = resolveQuery(query, await pods.processes(query.session));
+  const foreign = processOwnershipErrors(acting, selected);
+  if (foreign.length > 0) return { ok: false, errors: foreign };
+  if (selected.length === 0) {
+    return { ok: false, errors: [{ path: 'query', message: 'selects no process to restart' }] };
+  }
+  const spanning = otherSessions(selected, subject);
+  return spanning ? { ok: false, errors: [spanning] } : { ok: true, processes: selected };
+}
+
+/**
+ * The one process the query of a logs command selects, or why there is not one: an empty query,
+ * a process of a session another user owns, none or several.
  */
 export async function selectOne(
   pods: Pick<ProcessPods, 'processes'>,
   query: ProcessQuery,
-  command: 'restart' | 'logs',
+  command: 'logs',
   acting: ActingUser,
   subject: string,
 ): Promise<One> {
@@ -32,8 +55,8 @@ export async function selectOne(
   return spanning ? { ok: false, errors: [spanning] } : one;
 }
 
-/** restart and logs act on one process: a query selecting none or several is refused, naming them. */
-function exactlyOne(selected: readonly ProcessPod[], command: 'restart' | 'logs'): One {
+/** logs acts on one process: a query selecting none or several is refused, naming them. */
+function exactlyOne(selected: readonly ProcessPod[], command: 'logs'): One {
   if (selected.length === 1) return { ok: true, process: selected[0] };
   const message =
     selected.length === 0

@@ -105,7 +105,7 @@ describe('RestartHandler', () => {
     });
     await f.cluster.restartRecords.create(forged);
     expect(await run(f, restart({ session: SESSION, names: ['^nothing$'] }))).toEqual([
-      { path: 'query', message: 'selects no process; restart needs exactly one' },
+      { path: 'query', message: 'selects no process to restart' },
     ]);
   });
 
@@ -118,19 +118,63 @@ describe('RestartHandler', () => {
     ]);
   });
 
-  it.each<[string, ProcessQuery, string]>([
-    [
-      'none',
-      { session: SESSION, names: ['^nope$'] },
-      'selects no process; restart needs exactly one',
-    ],
-    ['several', { session: SESSION, names: ['^ru-'] }, 'selects 2 processes'],
-  ])('refuses a query selecting %s', async (_, query, message) => {
+  it('refuses a query selecting none, creating nothing', async () => {
     const f = await booted();
-    expect(await run(f, restart(query))).toEqual([
-      { path: 'query', message: expect.stringContaining(message) },
+    expect(await run(f, restart({ session: SESSION, names: ['^nope$'] }))).toEqual([
+      { path: 'query', message: 'selects no process to restart' },
     ]);
     expect(f.cluster.timeline()).toEqual([]);
+  });
+
+  it('restarts every process the query selects: one kill in stages, then each booted again', async () => {
+    const f = await booted();
+    const [ru01, ru02] = [uuidOf(f, 'ru-01'), uuidOf(f, 'ru-02')];
+    expect(await run(f, restart({ session: SESSION, names: ['^ru-'] }))).toEqual([]);
+    expect(f.factsOf('kill.accepted').map((e) => [e.data.kind, e.data.stages])).toEqual([
+      ['restart', [[ru01, ru02]]],
+    ]);
+    const rebooted = f.factsOf('process.booted').slice(2);
+    expect(rebooted.map((e) => (e.data.process as { uuid: string }).uuid).sort()).toEqual(
+      [ru01, ru02].sort(),
+    );
+    expect(f.cluster.timeline(/create pod|gone pod/)).toEqual([
+      '+1.1s gone pod run-7/ru-01',
+      '+1.1s gone pod run-7/ru-02',
+      '+1.1s create pod run-7/ru-01',
+      '+1.1s create pod run-7/ru-02',
+    ]);
+    expect(f.cluster.allRecords()).toEqual([]);
+  });
+
+  it('kills a segment controller after its applications and boots it again before them', async () => {
+    const f = fixture();
+    await f.handlers.boot.handle(
+      {
+        session: SESSION,
+        user: USER,
+        processes: [controller('seg', '0.1'), spec('ru-01', '0.1.1')],
+      },
+      f.context('boot-1'),
+    );
+    await f.cluster.clock.sleep(1_000);
+    f.cluster.resetHistory();
+    expect(await run(f, restart({ session: SESSION, names: ['^(seg|ru-01)$'] }))).toEqual([]);
+    expect(f.cluster.timeline(/delete pod|create pod/)).toEqual([
+      '+0s delete pod run-7/ru-01 grace 30',
+      '+1s delete pod run-7/seg grace 30',
+      '+2.1s create pod run-7/seg',
+      '+2.1s create pod run-7/ru-01',
+    ]);
+  });
+
+  it('emits the same facts again when redelivered after restarting several', async () => {
+    const f = await booted();
+    await run(f, restart({ session: SESSION, names: ['^ru-'] }));
+    const ids = f.facts.map((e) => e.id);
+    f.cluster.resetHistory();
+    await run(f, restart({ session: SESSION, names: ['^ru-'] }));
+    expect(f.cluster.timeline(/pod/)).toEqual([]);
+    expect(f.facts.slice(ids.length).map((e) => e.id)).toEqual(ids.slice(-3));
   });
 
   it("refuses a stored spec today's pod policy refuses", async () => {

@@ -1,28 +1,48 @@
 import type { Command } from 'commander';
 import { withClient } from '../cli-context';
 import { report } from '../command-outcome';
-import { addWaitFlags, timeoutMs, type WaitFlags } from '../options';
+import { CliError, ExitCode } from '../exit-codes';
+import {
+  addQueryFlags,
+  addWaitFlags,
+  queryOf,
+  timeoutMs,
+  type QueryFlags,
+  type WaitFlags,
+} from '../options';
 
-interface RestartFlags extends WaitFlags {
-  uuid: string;
-}
+interface RestartFlags extends WaitFlags, QueryFlags {}
 
 export function registerRestartCommand(program: Command): void {
-  const command = program
-    .command('restart')
-    .description('kill one process and boot it again with the same uuid and spec')
-    .requiredOption('--uuid <uuid>', 'the process to restart (see npx kpm ps)');
+  const command = addQueryFlags(
+    program
+      .command('restart')
+      .description(
+        'kill the processes the query selects and boot each again with the same uuid and spec',
+      ),
+  );
   addWaitFlags(command, 'give up waiting after this many seconds (default 300)').addHelpText(
     'after',
-    '\nExample:\n  npx kpm restart --uuid 0b0e1c9a-4c5e-4a8a-9d55-8f1f0d7a2b3c --wait',
+    `
+Every selector given must match; every process selected is restarted (drunc's restart).
+
+Examples:
+  npx kpm restart --uuid 0b0e1c9a-4c5e-4a8a-9d55-8f1f0d7a2b3c --wait
+  npx kpm restart --session run-42 --name '^ru-0[12]$' --wait`,
   );
   command.action((flags: RestartFlags) => restart(flags));
 }
 
 async function restart(flags: RestartFlags): Promise<void> {
+  if (flags.session === undefined && !flags.uuid?.length) {
+    throw new CliError(
+      'restart: say what to restart: --uuid U (repeatable) or --session S with --name RE',
+      ExitCode.usage,
+    );
+  }
   await withClient((client) =>
     report({ command: 'restart', json: flags.json }, () =>
-      client.restart({ uuids: [flags.uuid] }, { wait: flags.wait, timeoutMs: timeoutMs(flags) }),
+      client.restart(queryOf(flags), { wait: flags.wait, timeoutMs: timeoutMs(flags) }),
     ),
   );
 }

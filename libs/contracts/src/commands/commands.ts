@@ -120,7 +120,10 @@ export class TerminateCommand {
   keepNamespace?: boolean;
 }
 
-/** Must match exactly one process: kill it and boot it again with the same uuid and spec. */
+/**
+ * Every process the query selects (one or more, as drunc restarts every uuid its query matches):
+ * killed in drunc's stages, each booted again with the same uuid and spec in drunc's boot order.
+ */
 export class RestartCommand extends ActingQueryCommand {}
 
 /** Forget DEAD processes (state only). */
