@@ -7,12 +7,15 @@
  * stand-in under drunc's executable names, and writes its output to a log FILE.
  *
  * Proven on real processes: drunc's boot order with real readiness (the connection server Ready
- * and answering HTTP before the root controller exists; the root controller Ready and accepting
- * TCP on its port before anything else exists); every process's output in its log file on the
- * host; every process running as the booting user (uid from `runAsUsers`); and a terminate that
- * stops them in drunc's order — applications, segment controllers deepest first, the root
- * controller, infrastructure — checked by the kubelet's exit times (each stage's processes take
- * longer than a second to stop, so a later stage's exit time is a later second).
+ * and answering HTTP before the other infrastructure application and the root controller exist;
+ * the root controller Ready and accepting TCP on its port before anything else exists); every
+ * process's output in its log FILE on the host; every process running as the booting user (uid
+ * from `runAsUsers`); drunc's network (the NodePort pods in the pod network, the rest in the
+ * node's, localhost mapped to the connection server, the root controller registering its pod's
+ * address); a restart of two processes at once; and a terminate that stops them in drunc's
+ * order — applications, segment controllers deepest first, the root controller, infrastructure —
+ * checked by the watch's order and by the kubelet's exit times (each stage's processes take more
+ * than a second to stop, so a later stage's exit time is a later second).
  */
 import {
   chownSync,
@@ -83,7 +86,11 @@ beforeAll(async () => {
     KPM_REACHABILITY_CHECK: 'pod-ip',
     KPM_KILL_TIMEOUT_SECONDS: '20',
   });
-  client = connectProcessManager({ brokers: stackEnv().brokers, topicPrefix: h.prefix });
+  client = connectProcessManager({
+    brokers: stackEnv().brokers,
+    topicPrefix: h.prefix,
+    user: USER,
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -188,7 +195,7 @@ const logOf = (spec: ProcessSpec) => {
   }
 };
 
-it('boots, logs, runs as the user and terminates as drunc does', async () => {
+it('boots, logs, runs as the user, restarts and terminates as drunc does', async () => {
   const session = h.session('np04');
   const processes = await druncSession(session);
   const names = processes.map((p) => p.name);
@@ -241,6 +248,31 @@ it('boots, logs, runs as the user and terminates as drunc does', async () => {
   const root = pods.get('root-controller')!;
   const rootSpec = processes.find((p) => p.name === 'root-controller')!;
   expect(logOf(rootSpec)).toContain(`"grpc://${root.status!.podIP}:`);
+
+  // drunc's restart of several processes at once: each back with its uuid, a new pod, a new
+  // start appended to its log file.
+  const [ru01, mlt] = ['ru-01', 'mlt'].map((n) => processes.find((p) => p.name === n)!);
+  const before = await client.ps({ session, names: ['^(ru-01|mlt)$'] });
+  const restarted = await client.restart(
+    { session, names: ['^(ru-01|mlt)$'] },
+    { wait: true, timeoutMs: 120_000 },
+  );
+  expect(restarted.completion?.status).toBe('succeeded');
+  const after = restarted.completion!.processes;
+  expect(after.map((p) => p.uuid).sort()).toEqual(before.map((p) => p.uuid).sort());
+  for (const p of after) {
+    expect(p.podUid).not.toBe(before.find((b) => b.uuid === p.uuid)!.podUid);
+  }
+  for (const spec of [ru01, mlt]) {
+    await eventually(
+      () =>
+        logOf(spec)
+          .split('\n')
+          .filter((l) => l.includes('start argv=')).length,
+      (starts) => starts === 2,
+      `${spec.name}'s second start in its log file`,
+    );
+  }
 
   const terminate = await client.terminate(
     { session, user: USER, timeoutSeconds: 240 },
