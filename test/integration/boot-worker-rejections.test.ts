@@ -133,11 +133,11 @@ const cases: Case[] = [
     () => `"ru-01" is already running in session "${owned}"`,
   ],
   [
-    'restart-two',
+    'restart-none',
     CommandType.restart,
-    () => ({ query: { session: owned, names: ['^ru-'] }, user: 'alice' }),
+    () => ({ query: { session: owned, names: ['^nothing$'] }, user: 'alice' }),
     'query',
-    () => `selects 2 processes (ru-01 (${owned}), ru-02 (${owned})); restart needs exactly one`,
+    () => 'selects no process to restart',
   ],
   [
     'logs-none',
