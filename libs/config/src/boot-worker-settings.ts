@@ -144,11 +144,13 @@ export function runAsUsersOf(raw: string): Array<{ user: string; uid: number; gi
 
 /** A range of ports, `min` to `max` inclusive. */
 export class PortRange {
+  /** The lowest port (of nodePortRange: the API server's --service-node-port-range). */
   @IsInt()
   @Min(1)
   @Max(65535)
   min!: number;
 
+  /** The highest port, inclusive. */
   @IsInt()
   @Min(1)
   @Max(65535)

@@ -7,7 +7,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
-import { DRUNC_SETTINGS_WITHOUT_EFFECT } from './drunc-settings';
+import {
+  DRUNC_CONFIGURATION_WITHOUT_EFFECT,
+  DRUNC_SETTINGS_WITHOUT_EFFECT,
+} from './drunc-settings';
 import { settingsCatalog, type Setting } from './settings-catalog';
 
 export const SETTINGS_REFERENCE_FILE = 'docs/settings.md';
@@ -99,11 +102,17 @@ function alsoRead(s: Setting): string {
 }
 
 function druncWithoutEffect(): string {
-  const names = DRUNC_SETTINGS_WITHOUT_EFFECT.map((n) => `\`${n}\``).join(', ');
+  const rows = Object.entries(DRUNC_SETTINGS_WITHOUT_EFFECT).map(
+    ([name, why]) => `- \`${name}\`: ${cell(why)}`,
+  );
+  const top = Object.entries(DRUNC_CONFIGURATION_WITHOUT_EFFECT).map(
+    ([name, why]) => `- \`${name}\` (beside \`settings\`): ${cell(why)}`,
+  );
   return `## drunc's settings kpm reads without effect
 
-In a drunc configuration these are accepted and do nothing: ${names}. drunc polls where kpm
-watches, and the controllers' start-up waits and per-host resources are not kpm's yet.`;
+In a drunc configuration these are accepted and do nothing (the boot-worker names each at start):
+
+${[...rows, ...top].join('\n')}`;
 }
 
 /** A table cell: one line, no pipe breaking the row. */
