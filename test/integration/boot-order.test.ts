@@ -6,11 +6,13 @@
 import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
-import { connectionServer, randomNodePort } from '../support/daq-application';
+import { connectionServer } from '../support/daq-application';
+import { suitePorts } from '../support/suite-ports';
 
 // drunc exposes the root controller and the connection server on their own ports as node ports.
-const ROOT_PORT = randomNodePort();
-const SERVER_PORT = ROOT_PORT + 1;
+const PORTS = suitePorts('boot-order', 2);
+const ROOT_PORT = PORTS.node(0);
+const SERVER_PORT = PORTS.node(1);
 
 jest.setTimeout(180_000);
 

@@ -1,6 +1,7 @@
 import { CommandType, ProcessEventType, processUuid, roleOf } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
-import { connectionServer, randomNodePort } from '../support/daq-application';
+import { connectionServer } from '../support/daq-application';
+import { suitePorts } from '../support/suite-ports';
 
 /**
  * The boot-worker on the real stack: Kafka in, Kubernetes (kube-apiserver + kwok) out, facts on
@@ -39,7 +40,7 @@ afterAll(() => h?.close(), 120_000);
 
 describe('boot', () => {
   const tree = [
-    connectionServer(randomNodePort()),
+    connectionServer(suitePorts('boot-worker', 1).node(0)),
     controller('root', '0'),
     controller('seg', '0.1'),
     app('ru-01', '0.1.1', {

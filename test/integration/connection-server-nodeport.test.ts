@@ -8,12 +8,14 @@
  */
 import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
-import { connectionServer, daqApplication, randomNodePort } from '../support/daq-application';
+import { connectionServer, daqApplication } from '../support/daq-application';
+import { suitePorts } from '../support/suite-ports';
 
 jest.setTimeout(180_000);
 
-const SERVER_PORT = randomNodePort();
-const ROOT_PORT = SERVER_PORT + 1;
+const PORTS = suitePorts('connection-server-nodeport', 2);
+const SERVER_PORT = PORTS.node(0);
+const ROOT_PORT = PORTS.node(1);
 const SERVER = 'local-connection-server';
 const root = (port: number) => ({
   name: 'root',

@@ -26,7 +26,6 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { ProcessInstance, ProcessSpec } from '@kpm/contracts';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
@@ -34,6 +33,7 @@ import { KpmTrio } from '../support/kpm-trio';
 import { PodTimeline } from '../support/pod-timeline';
 import { realNode, realNodeBootEnv } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
+import { suitePorts } from '../support/suite-ports';
 
 jest.setTimeout(300_000);
 
@@ -47,25 +47,6 @@ let h: KpmTrio;
 let client: ProcessManagerClient;
 let base: string;
 let work: string;
-
-/** A TCP port free on this host now (hostNetwork processes listen on the host's ports). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A node port no Service holds now, in the default NodePort range. */
-async function freeNodePort(taken: Set<number>): Promise<number> {
-  const services = await h.harness.core.listServiceForAllNamespaces();
-  for (const s of services.items) for (const p of s.spec?.ports ?? []) taken.add(p.nodePort ?? 0);
-  for (;;) {
-    const port = 30000 + Math.floor(Math.random() * 2768);
-    if (!taken.has(port)) return (taken.add(port), port);
-  }
-}
 
 beforeAll(async () => {
   base = mkdtempSync('/tmp/kpm-drunc-real-');
@@ -100,10 +81,12 @@ afterAll(async () => {
 }, 180_000);
 
 /** The session drunc's driver would boot, in its order, as kpm process specs. */
-async function druncSession(session: string): Promise<ProcessSpec[]> {
-  const nodePorts = new Set<number>();
-  const [lcsPort, rootPort] = [await freeNodePort(nodePorts), await freeNodePort(nodePorts)];
-  const ports = await Promise.all([1, 2, 3, 4, 5, 6, 7].map(() => freePort()));
+function druncSession(session: string): ProcessSpec[] {
+  // Node ports for the connection server and the root controller (in the pod network); the
+  // others listen on the node's own ports (in its network).
+  const own = suitePorts('drunc-real-node', 7);
+  const [lcsPort, rootPort] = [own.node(0), own.node(1)];
+  const ports = [0, 1, 2, 3, 4, 5, 6].map((i) => own.host(i));
   const process = (
     name: string,
     treeId: string,
@@ -197,7 +180,7 @@ const logOf = (spec: ProcessSpec) => {
 
 it('boots, logs, runs as the user, restarts and terminates as drunc does', async () => {
   const session = h.session('np04');
-  const processes = await druncSession(session);
+  const processes = druncSession(session);
   const names = processes.map((p) => p.name);
   const timeline = await new PodTimeline(h.harness.kubeconfig, session).start();
   const boot = await client.boot(

@@ -31,6 +31,7 @@ import { adminKubeConfig, DEPLOY_DIR, KIT_NAMESPACE, kubectl } from '../support/
 import { exportedSeries, missingSeries, seriesNamedInRules } from '../support/prometheus';
 import { realNode } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
+import { suitePorts } from '../support/suite-ports';
 import { TopicProbe, type ProbedRecord } from '../support/topic-probe';
 
 jest.setTimeout(600_000);
@@ -238,9 +239,11 @@ it('carries out a session booted over Kafka: boot, logs, restart, kill, terminat
 it('finishes a boot whose boot-worker pod was killed halfway, once', async () => {
   const name = session('killed');
   // The root controller listens only after 20 s: the boot waits on it (TCP readiness) before
-  // it boots the application, and the boot-worker pod is killed in that wait.
+  // it boots the application, and the boot-worker pod is killed in that wait. Its port is a node
+  // port (drunc's NodePort Service), in the suite's own block.
+  const rootPort = String(suitePorts('kit-real-node', 1).node(0));
   const processes = [
-    onNode('root', '0', 'drunc-controller', ['--port', '3390', '--ready-after', '20s']),
+    onNode('root', '0', 'drunc-controller', ['--port', rootPort, '--ready-after', '20s']),
     onNode('ru-01', '0.1.1', 'daq_application', []),
   ];
   const core = admin.makeApiClient(CoreV1Api);

@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
-import { daqApplication, randomNodePort } from '../support/daq-application';
+import { daqApplication } from '../support/daq-application';
+import { suitePorts } from '../support/suite-ports';
 
 // drunc exposes the root controller on its own port as the same node port.
-const ROOT_PORT = randomNodePort();
+const ROOT_PORT = suitePorts('pod-profile', 1).node(0);
 
 jest.setTimeout(180_000);
 

@@ -17,11 +17,12 @@ import { PodTimeline } from '../support/pod-timeline';
 import { projectPython, runPython } from '../support/python';
 import { realNode, realNodeBootEnv, standin } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
-import { randomNodePort } from '../support/daq-application';
+import { suitePorts } from '../support/suite-ports';
 
 // drunc exposes the root controller and the connection server on their own ports as node ports.
-const ROOT_PORT = randomNodePort();
-const SERVER_PORT = ROOT_PORT + 1;
+const PORTS = suitePorts('real-node-session', 2);
+const ROOT_PORT = PORTS.node(0);
+const SERVER_PORT = PORTS.node(1);
 
 jest.setTimeout(300_000);
 

@@ -12,11 +12,6 @@ export const druncController = (name: string, treeId: string) => ({
   executableAndArguments: [{ exec: 'drunc-controller', args: ['--name', name] }],
 });
 
-/** A node port of this run's own (node ports are cluster-wide), away from the range's start. */
-export function randomNodePort(): number {
-  return 30100 + Math.floor(Math.random() * 2600);
-}
-
 /**
  * drunc's local connection server for a boot command: gunicorn bound to `port` (an infrastructure
  * application, tree id 1); drunc exposes it as the same node port.
