@@ -183,11 +183,13 @@ it('boots, logs, runs as the user, restarts and terminates as drunc does', async
   const processes = druncSession(session);
   const names = processes.map((p) => p.name);
   const timeline = await new PodTimeline(h.harness.kubeconfig, session).start();
+  const bootStarted = Date.now();
   const boot = await client.boot(
     { session, user: USER, processes },
     { wait: true, timeoutMs: 180_000 },
   );
   expect(boot.completion?.status).toBe('succeeded');
+  const bootMs = Date.now() - bootStarted;
 
   // drunc's order: the connection server Ready (and answering), the other infrastructure
   // application, then the root controller created and Ready (and accepting), then the rest.
@@ -236,11 +238,13 @@ it('boots, logs, runs as the user, restarts and terminates as drunc does', async
   // start appended to its log file.
   const [ru01, mlt] = ['ru-01', 'mlt'].map((n) => processes.find((p) => p.name === n)!);
   const before = await client.ps({ session, names: ['^(ru-01|mlt)$'] });
+  const restartStarted = Date.now();
   const restarted = await client.restart(
     { session, names: ['^(ru-01|mlt)$'] },
     { wait: true, timeoutMs: 120_000 },
   );
   expect(restarted.completion?.status).toBe('succeeded');
+  const restartMs = Date.now() - restartStarted;
   const after = restarted.completion!.processes;
   expect(after.map((p) => p.uuid).sort()).toEqual(before.map((p) => p.uuid).sort());
   for (const p of after) {
@@ -257,11 +261,13 @@ it('boots, logs, runs as the user, restarts and terminates as drunc does', async
     );
   }
 
+  const terminateStarted = Date.now();
   const terminate = await client.terminate(
     { session, user: USER, timeoutSeconds: 240 },
     { wait: true },
   );
   expect(terminate.completion?.status).toBe('succeeded');
+  const terminateMs = Date.now() - terminateStarted;
   const exits = new Map(
     terminate.completion!.processes.map((p: ProcessInstance) => [
       p.description.metadata.name,
@@ -287,6 +293,16 @@ it('boots, logs, runs as the user, restarts and terminates as drunc does', async
       if (name !== 'local-connection-server') expect(exits.get(name)).toBeGreaterThan(lastExit);
     }
   }
+  const exitSeconds = stages.map((stage) =>
+    stage.map((n) => ((exits.get(n)! - terminateStarted) / 1000).toFixed(0)).join('/'),
+  );
+  console.log(
+    `drunc session of ${names.length} on the real node: boot --wait ${(bootMs / 1000).toFixed(1)} s, ` +
+      `restart of 2 --wait ${(restartMs / 1000).toFixed(1)} s, terminate --wait ` +
+      `${(terminateMs / 1000).toFixed(1)} s; kubelet exit times after the terminate, by stage ` +
+      `(s, ±1): ${exitSeconds.join(' → ')}`,
+  );
+
   // Each process stopped on drunc's signal: applications on the preStop's SIGQUIT, the rest on
   // SIGTERM; all of them said so in their log files.
   for (const spec of processes) {
