@@ -19,11 +19,12 @@ DEAD = pm.ProcessInstance.StatusCode.DEAD
 
 # What kpm's boot-worker adds to a process's environment when the request has none (as drunc's
 # K8s process manager does): the answers carry the environment the process was given.
-ADDED_BY_KPM = {"USER", "HOME"}
+# drunc's K8sProcessManager sets these in every pod (HOME over the request's); kpm reports them.
+ADDED_BY_KPM = {"USER", "HOME", "DOTDRUNC"}
 
 
 def as_booted(description: pm.ProcessDescription) -> dict:
-    """The description without what the process manager fills in (uuid, host, USER, HOME)."""
+    """The description without what the process manager fills in (uuid, host, USER, HOME, DOTDRUNC)."""
     m = description.metadata
     return {
         "metadata": (m.user, m.session, m.name, m.tree_id, m.HasField("tree_id")),
