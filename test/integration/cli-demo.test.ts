@@ -7,6 +7,7 @@
  * shutdown stages in drunc's order and end with every exit code, the same on both.
  */
 import pc from 'picocolors';
+import { eventually } from '@kpm/common';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import { placeOnRealNode } from '../../apps/cli/src/demo/demo-placement';
 import { playDemoSession } from '../../apps/cli/src/demo/demo-session';
@@ -16,6 +17,26 @@ import { realNode } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
 
 jest.setTimeout(240_000);
+
+/** The node ports of the demo's connection server and root controller (-b 0.0.0.0:30500, --port 30333). */
+const DEMO_NODE_PORTS = [30333, 30500];
+
+/**
+ * Until no Service holds the demo's node ports: the row before's are deleted by the garbage
+ * collector once their pods are gone, which may come after its terminate has completed.
+ */
+async function demoNodePortsFree(): Promise<void> {
+  await eventually(
+    async () => {
+      const services = await h.harness.core.listServiceForAllNamespaces();
+      const held = services.items.filter((s) =>
+        (s.spec?.ports ?? []).some((p) => DEMO_NODE_PORTS.includes(p.nodePort ?? 0)),
+      );
+      return held.length === 0;
+    },
+    { what: `no Service holding node ports ${DEMO_NODE_PORTS.join(', ')}`, timeoutMs: 60_000 },
+  );
+}
 
 let h: KpmTrio;
 let client: ProcessManagerClient;
@@ -38,6 +59,7 @@ it.each([{ on: 'the real node' }, { on: "kwok's nodes" }])(
     const parsed = readSessionFile('examples/demo-session.yaml', { session, defaultUser: 'daq' });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
     const boot = real ? placeOnRealNode(parsed.boot, realNode()) : parsed.boot;
+    await demoNodePortsFree();
     const lines: string[] = [];
     const log = jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
       lines.push(...a.join(' ').split('\n'));
