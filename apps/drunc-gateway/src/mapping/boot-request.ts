@@ -51,7 +51,8 @@ export function bootPlan(request: BootRequest): Planned<BootPlan> {
     ...(description.process_execution_directory
       ? { executionDirectory: description.process_execution_directory }
       : {}),
-    ...(description.process_logs_path ? { logsPath: description.process_logs_path } : {}),
+    // drunc's process_logs_path is a file (its directory mounted, the output teed into it).
+    ...(description.process_logs_path ? { logFile: description.process_logs_path } : {}),
     ...restrictionOf(request),
   };
   return { ok: true, value: { session: metadata.session!, user, processes: [spec] } };

@@ -15,7 +15,7 @@ const BOOT_PATHS: Array<[RegExp, string]> = [
   ],
   [/^processes\[0\]\.env(.*)$/, 'process_description.env$1'],
   [/^processes\[0\]\.executionDirectory/, 'process_description.process_execution_directory'],
-  [/^processes\[0\]\.logsPath/, 'process_description.process_logs_path'],
+  [/^processes\[0\]\.logFile/, 'process_description.process_logs_path'],
   [/^processes\[0\]\.restriction\.allowedHosts(.*)$/, 'process_restriction.allowed_hosts$1'],
   [/^processes\[0\]\.restriction\.dataMount/, 'process_restriction.data_mount'],
   [/^processes\[0\]\.restriction/, 'process_restriction'],

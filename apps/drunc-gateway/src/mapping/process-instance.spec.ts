@@ -10,7 +10,7 @@ const kpm = (patch: Partial<ProcessInstance> = {}): ProcessInstance => ({
     env: { A: '1' },
     executableAndArguments: [{ exec: 'daq_application', args: ['-n'] }],
     executionDirectory: '/daq/run',
-    logsPath: '/daq/run/log.txt',
+    logFile: '/daq/run/log.txt',
   },
   restriction: { allowedHosts: ['node-1'], dataMount: '/data' },
   statusCode: 'RUNNING',
@@ -24,6 +24,19 @@ const kpm = (patch: Partial<ProcessInstance> = {}): ProcessInstance => ({
 });
 
 describe('druncInstance', () => {
+  it("answers process_logs_path with the log file, else kpm's log directory", () => {
+    const description = kpm().description;
+    const { logFile: _, ...withoutFile } = description;
+    const directory = { ...withoutFile, logsPath: '/var/log/daq' };
+    expect(druncInstance(kpm()).process_description.process_logs_path).toBe('/daq/run/log.txt');
+    expect(
+      druncInstance(kpm({ description: directory })).process_description.process_logs_path,
+    ).toBe('/var/log/daq');
+    expect(
+      druncInstance(kpm({ description: withoutFile })).process_description.process_logs_path,
+    ).toBe('');
+  });
+
   it('carries the description as booted, the host, the uuid, RUNNING without an exit code', () => {
     expect(druncInstance(kpm())).toEqual({
       process_description: {

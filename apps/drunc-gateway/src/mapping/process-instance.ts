@@ -26,7 +26,7 @@ export function druncInstance(instance: KpmInstance): ProcessInstance {
         args: [...(e.args ?? [])],
       })),
       process_execution_directory: description.executionDirectory ?? '',
-      process_logs_path: description.logsPath ?? '',
+      process_logs_path: description.logFile ?? description.logsPath ?? '',
     },
     process_restriction: {
       allowed_hosts: [...(restriction?.allowedHosts ?? [])],
