@@ -9,7 +9,7 @@ import {
   setHeaderOptions,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { KubeStack } from '@kpm/stack';
+import { KubeStack, KWOK_DELETE_POLICY, kwokKubeconfigPath } from '@kpm/stack';
 
 /**
  * The local control plane is a real one (etcd + kube-apiserver) and kwok keeps the simulation
@@ -322,6 +322,24 @@ describe('local Kubernetes control plane', () => {
         ),
     });
     expect(gone[gone.length - 1].type).toBe('DELETED');
+  });
+
+  it("refuses kwok a delete of a pod that is not being deleted (the kubelet's uid rule)", async () => {
+    // kwok deletes by name; a replay of its pod-delete stage must not reach a newer pod.
+    await createAndWaitRunning(podBody('reused'));
+    const asKwok = new KubeConfig();
+    asKwok.loadFromFile(kwokKubeconfigPath());
+    const refused = await asKwok
+      .makeApiClient(CoreV1Api)
+      .deleteNamespacedPod({ name: 'reused', namespace, gracePeriodSeconds: 0 })
+      .then(
+        () => undefined,
+        (error: unknown) => error as ApiException<unknown>,
+      );
+    expect(String(refused?.body)).toContain(KWOK_DELETE_POLICY);
+    const still = await core.readNamespacedPod({ name: 'reused', namespace });
+    expect(still.metadata?.deletionTimestamp).toBeUndefined();
+    expect(still.status?.phase).toBe('Running');
   });
 
   it('kills (137) a pod that outlives its grace when deleted again with grace 0', async () => {

@@ -10,6 +10,7 @@ export * from './kube-http';
 export * from './kube-stack';
 export * from './kubeconfig';
 export * from './kwok';
+export * from './kwok-identity';
 export * from './pki';
 export * from './ports';
 export * from './scheduler';

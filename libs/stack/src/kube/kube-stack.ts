@@ -57,7 +57,6 @@ export class KubeStack implements StackComponent {
     this.scheduler = new SchedulerComponent({ port: ports.scheduler, kubeconfig, progress });
     this.kwok = new KwokComponent({
       endpoint: () => this.endpoint(),
-      kubeconfig,
       nodes: options.nodes,
       progress,
     });
@@ -89,7 +88,7 @@ export class KubeStack implements StackComponent {
     ensurePki();
     await this.etcd.up();
     await this.apiserver.up();
-    // The controllers and kwok connect with the admin kubeconfig.
+    // The controllers connect with the admin kubeconfig; kwok with its own (kwok-identity.ts).
     const kubeconfig = writeKubeconfig(this.endpoint());
     await this.controllerManager.up();
     await this.scheduler.up();

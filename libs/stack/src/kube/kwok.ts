@@ -6,6 +6,8 @@ import { DaemonComponent } from './daemon-component';
 import { startOrRestart } from './daemon-start';
 import { ensureGoInstall, type Progress } from './go-build';
 import { kubeCall, type KubeEndpoint } from './kube-http';
+import { ensureKwokDeletePolicy, ensureKwokKubeconfig } from './kwok-identity';
+import { ensurePki } from './pki';
 import { KWOK_VERSION } from './versions';
 
 /** Label that marks the fake nodes kwok manages (and nothing else). */
@@ -23,8 +25,6 @@ interface NodeJson {
 export interface KwokOptions {
   /** The admin's endpoint, used to register nodes and to check they are Ready. */
   endpoint: () => KubeEndpoint;
-  /** The kubeconfig kwok connects with. */
-  kubeconfig: string;
   /** Fake node names; default kpm-node-1..3. */
   nodes?: string[];
   /** The stage file; default stack/kube/kwok.yaml. */
@@ -50,10 +50,11 @@ export class KwokComponent extends DaemonComponent {
     );
     const endpoint = this.options.endpoint();
     await this.registerNodes(endpoint);
+    await ensureKwokDeletePolicy(endpoint);
 
     const args = [
       `--config=${this.stagesInHome()}`,
-      `--kubeconfig=${this.options.kubeconfig}`,
+      `--kubeconfig=${ensureKwokKubeconfig(endpoint, ensurePki())}`,
       `--manage-nodes-with-label-selector=${SIM_NODE_LABEL}=true`,
     ];
     // A changed stage file takes effect on the next `up` without a manual restart.
