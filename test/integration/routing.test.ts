@@ -358,6 +358,7 @@ it('refuses a kill whose uuids span sessions, naming the processes of the other 
     ],
   });
   for (const session of [a, b]) {
+    await h.harness.podsRunning(session);
     const done = await command('murmur2', session, CommandType.terminate, {
       session,
       user: 'alice',

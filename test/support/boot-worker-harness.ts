@@ -172,6 +172,18 @@ export class BootWorkerHarness {
     await this.probe.waitFor((r) => r === records[records.length - 1] && condition(), timeoutMs);
   }
 
+  /**
+   * Waits until every pod of the session runs. A process is RUNNING for kpm once its pod exists
+   * (docs/design.md §11.10); a kill before the node started it ends it with no exit code (-1),
+   * so a test that expects a signal's exit code waits for this first.
+   */
+  async podsRunning(session: string): Promise<V1Pod[]> {
+    return this.until(
+      () => this.pods(session),
+      (pods) => pods.length > 0 && pods.every((p) => p.status?.phase === 'Running'),
+    );
+  }
+
   async pods(session: string): Promise<V1Pod[]> {
     const list = await this.core.listNamespacedPod({
       namespace: session,
