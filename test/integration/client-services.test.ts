@@ -184,6 +184,8 @@ it('boots and terminates 60 processes, reporting how long each took', async () =
   const boot = await client.boot({ session, user: 'alice', processes }, { wait: true });
   const bootMs = performance.now() - t0;
   expect(boot.completion?.processes.filter((p) => p.statusCode === 'RUNNING')).toHaveLength(60);
+  // Each ends by SIGTERM (143) only once kwok has started it: a pod deleted before is -1.
+  await h.harness.podsRunning(session);
   const t1 = performance.now();
   const terminated = await client.terminate({ session, user: 'alice' }, { wait: true });
   const terminateMs = performance.now() - t1;
