@@ -99,6 +99,19 @@ export class KpmServices {
     return now;
   }
 
+  /** Each service's V8 heap in use, in MB (its `kpm_nodejs_heap_size_used_bytes`). */
+  async heapMb(): Promise<Record<string, number>> {
+    const now: Record<string, number> = {};
+    for (const [service, child] of this.processes) {
+      const metrics = await fetch(`${child.url}/metrics`)
+        .then((response) => response.text())
+        .catch(() => '');
+      const used = /^kpm_nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(metrics)?.[1];
+      if (used !== undefined) now[service] = Math.round(Number(used) / 2 ** 20);
+    }
+    return now;
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.sampler);
     for (const child of [...this.processes.values()].reverse()) await child.kill('SIGTERM');

@@ -1,0 +1,50 @@
+import { checkTable, driftTable, minuteOf, type SoakMinute } from './soak-report';
+
+const minute = (n: number, rss: number, p99: number): SoakMinute => ({
+  ...minuteOf(n, [{ type: 'boot', endedAtMs: 0, ms: p99, ok: true }], []),
+  rssMb: { state: rss },
+  heapMb: { state: 20 },
+});
+
+describe('the soak report', () => {
+  it("gives a minute's latency percentiles and failures, and lag only when pods ended", () => {
+    const samples = [10, 20, 30, 40].map((ms, i) => ({ type: 'ps', endedAtMs: 0, ms, ok: i > 0 }));
+    expect(minuteOf(3, samples, [])).toEqual({
+      minute: 3,
+      commands: 4,
+      failed: 1,
+      p50: 20,
+      p99: 40,
+      max: 40,
+    });
+    expect(minuteOf(3, [], [5, 7])).toMatchObject({ commands: 0, p99: 0, lagP50: 5, lagP99: 7 });
+  });
+
+  it('sets the last minute against minute 5, and says whether it is within 5 %', () => {
+    const minutes = [1, 2, 3, 4, 5, 6, 7].map((n) => minute(n, n === 7 ? 110 : 100, 200));
+    const lines = driftTable(minutes).split('\n');
+    expect(lines[0]).toMatch(/\| minute 5 +\| minute 7 +\|/);
+    expect(lines[2]).toMatch(/^\| state RSS MB +\| 100 +\| 110 +\| \+10\.0 % +\| no +\|$/);
+    expect(lines[4]).toMatch(/^\| latency p99 ms +\| 200 +\| 200 +\| \+0\.0 % +\| yes +\|$/);
+  });
+
+  it('against the first minute when the run is too short for minute 5', () => {
+    const lines = driftTable([minute(1, 100, 10), minute(2, 104, 10)]).split('\n');
+    expect(lines[0]).toMatch(/\| minute 1 +\| minute 2 +\|/);
+  });
+
+  it('names what was lost or doubled', () => {
+    const text = checkTable({
+      commands: 10,
+      missing: ['c-1'],
+      duplicated: [],
+      pods: 4,
+      podsWithoutTermination: [],
+      podsWithSeveralTerminations: ['u-2'],
+    });
+    expect(text).toMatch(
+      /every command exactly one completion \| 10 +\| missing c-1; doubled none/,
+    );
+    expect(text).toMatch(/every pod exactly one termination +\| 4 +\| missing none; doubled u-2/);
+  });
+});
