@@ -25,13 +25,18 @@ export interface DashboardSnapshot {
   recent: FeedEntry<FeedData>[];
 }
 
-/** Enough for a 5,000-process boot and kill while a page reconnects. */
+/** Enough for a 5,000-process boot and kill while a page reconnects… */
 const KEPT_ENTRIES = 50_000;
+/** …if it reconnects within two minutes (EventSource retries within seconds). */
+const KEPT_FOR_MS = 120_000;
 const RECENT_EVENTS = 300;
 
 @Injectable()
 export class DashboardFeed implements OnModuleInit, OnModuleDestroy {
-  readonly log = new FeedLog<FeedData>(KEPT_ENTRIES);
+  readonly log = new FeedLog<FeedData>(KEPT_ENTRIES, undefined, {
+    maxAgeMs: KEPT_FOR_MS,
+    now: Date.now,
+  });
   readonly live = new Subject<FeedEntry<FeedData>>();
   private readonly commands = new CommandTracker();
   private readonly recent: FeedEntry<FeedData>[] = [];

@@ -34,6 +34,29 @@ describe('FeedLog', () => {
     expect(log.append('row', 3)).toMatchObject({ id: 'ab12.3', sequence: 3, kind: 'row' });
   });
 
+  it('keeps the entries of the last maxAgeMs only, trimming in bulk', () => {
+    let now = 0;
+    const log = new FeedLog<number>(1_000, 'ab12', { maxAgeMs: 10_000, now: () => now });
+    for (let i = 1; i <= 20; i++) {
+      now = i * 1_000; // one entry a second
+      log.append('row', i);
+    }
+    // At 17 s the oldest (1 s) was past 1.5 × 10 s old: trimmed to what is 10 s old, 7 s on.
+    const kept = log.since('ab12.6');
+    expect(kept.ok && kept.entries.map((e) => e.data)).toEqual([
+      7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+    ]);
+    expect(log.since('ab12.5')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/no longer kept/),
+    });
+    // A page that left long ago starts again; one that left 5 s ago resumes.
+    now = 60_000;
+    log.append('row', 21);
+    expect(log.since('ab12.20')).toMatchObject({ ok: true, entries: [{ data: 21 }] });
+    expect(log.since('ab12.15').ok).toBe(false);
+  });
+
   it('refuses a capacity that is not a positive whole number', () => {
     expect(() => new FeedLog(0)).toThrow(/capacity must be a positive whole number, got 0/);
   });

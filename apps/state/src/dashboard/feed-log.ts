@@ -3,6 +3,11 @@
  * stream resumes exactly where it stopped (`Last-Event-ID`) instead of fetching everything again.
  * A cursor is `<epoch>.<sequence>`; the epoch changes when the service restarts, so a cursor
  * from another life of the service is never mistaken for one of this life.
+ *
+ * Kept: the entries of the last `retention.maxAgeMs` (a page reconnects within seconds), at most
+ * `capacity` of them. A count alone kept a long-running service's whole recent history: a
+ * 30-minute soak filled 75,000 entries (about 70 MB) at 2,700 a minute, and the service never
+ * gave them back. A page away longer than that starts again from a snapshot.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -17,14 +22,23 @@ export interface FeedEntry<T> {
 /** What a reconnecting page gets: the entries it missed, or why it must start again. */
 type Resume<T> = { ok: true; entries: FeedEntry<T>[] } | { ok: false; reason: string };
 
+export interface FeedRetention {
+  /** How long ago a page may have left and still resume. */
+  maxAgeMs: number;
+  now: () => number;
+}
+
 export class FeedLog<T> {
   private readonly entries: FeedEntry<T>[] = [];
+  /** When each entry was appended, beside `entries` (the entries go to pages as they are). */
+  private readonly times: number[] = [];
   private sequence = 0;
 
   constructor(
     /** How many entries a page may miss and still resume. */
     private readonly capacity: number,
     readonly epoch: string = randomBytes(4).toString('hex'),
+    private readonly retention?: FeedRetention,
   ) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new Error(`capacity must be a positive whole number, got ${capacity}`);
@@ -39,10 +53,27 @@ export class FeedLog<T> {
     this.sequence++;
     const entry = { id: `${this.epoch}.${this.sequence}`, sequence: this.sequence, kind, data };
     this.entries.push(entry);
-    // Trimmed in bulk (amortised), not one shift per append of a 50,000-entry array.
-    if (this.entries.length > this.capacity + Math.floor(this.capacity / 2))
-      this.entries.splice(0, this.entries.length - this.capacity);
+    this.times.push(this.retention?.now() ?? 0);
+    this.trim();
     return entry;
+  }
+
+  /** Trimmed in bulk (amortised), not one shift per append of a 50,000-entry array. */
+  private trim(): void {
+    let drop = 0;
+    if (this.entries.length > this.capacity + Math.floor(this.capacity / 2))
+      drop = this.entries.length - this.capacity;
+    if (this.retention) {
+      const { maxAgeMs, now } = this.retention;
+      const at = now();
+      if (this.times[0] < at - maxAgeMs * 1.5) {
+        const firstKept = this.times.findIndex((time) => time >= at - maxAgeMs);
+        drop = Math.max(drop, firstKept < 0 ? this.times.length : firstKept);
+      }
+    }
+    if (drop === 0) return;
+    this.entries.splice(0, drop);
+    this.times.splice(0, drop);
   }
 
   /** The entries after `cursor`, if they are all still kept. */
