@@ -84,7 +84,7 @@ export class TopicProbe {
       const timer = setTimeout(() => {
         cleanup();
         const seen = this.records.map(
-          (r) => `${r.topic} ${r.event?.type ?? '(not a CloudEvent)'} ${r.event?.id ?? ''}`,
+          (r) => `${r.topic}[${r.partition}]@${r.offset} ${describe(r)}`,
         );
         reject(new Error(`no matching record within ${timeoutMs} ms; saw:\n${seen.join('\n')}`));
       }, timeoutMs);
@@ -105,6 +105,17 @@ export class TopicProbe {
   async stop(): Promise<void> {
     await this.consumer?.disconnect();
   }
+}
+
+/** A record as a failed wait lists it: its type and id, and what a completion answers. */
+function describe(record: ProbedRecord): string {
+  const event = record.event;
+  if (!event) return '(not a CloudEvent)';
+  const data = event.data ?? {};
+  const answer = ['commandId', 'commandType', 'status']
+    .filter((key) => typeof data[key] === 'string')
+    .map((key) => `${key}=${String(data[key])}`);
+  return [event.type, event.id, ...answer].join(' ');
 }
 
 function tryParse(value: Buffer | null): CloudEvent<Record<string, unknown>> | undefined {
