@@ -190,6 +190,10 @@ it('boots, logs, runs as the user, restarts and terminates as drunc does', async
   );
   expect(boot.completion?.status).toBe('succeeded');
   const bootMs = Date.now() - bootStarted;
+  // The completion comes once every pod exists; the timeline's watch may deliver the last
+  // creations a moment later.
+  for (const name of names)
+    await timeline.waitFor(`${name} created`, (m) => m.name === name && m.type === 'ADDED');
 
   // drunc's order: the connection server Ready (and answering), the other infrastructure
   // application, then the root controller created and Ready (and accepting), then the rest.

@@ -100,6 +100,10 @@ it("boots in drunc's order, each waited for until it really listens", async () =
     target.node,
     target.node,
   ]);
+  // The completion comes once every pod exists; the timeline's watch may see the last a moment
+  // later.
+  for (const { name } of SESSION)
+    await timeline.waitFor(`${name} created`, (m) => m.name === name && m.type === 'ADDED');
   // The connection server was Ready before the root controller's pod existed, the root
   // controller Ready before the application's pod existed.
   const lcsReady = timeline.readyAt('local-connection-server');
