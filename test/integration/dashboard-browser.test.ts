@@ -27,7 +27,9 @@ let bench: StateBench;
 let url: string;
 
 beforeAll(async () => {
-  h = await KpmTrio.start('dashboard');
+  // The demo session's fixed node ports (30333, 30500) are cli-demo's to test; suites that boot
+  // it beside cli-demo keep its controller and connection server headless.
+  h = await KpmTrio.start('dashboard', { KPM_POD_MANAGEMENT_NODE_PORTS: 'false' });
   url = (await h.stateUrl()).replace('[::1]', '127.0.0.1');
   // As daq, who owns the demo session it boots (a kill from another user is refused).
   client = connectProcessManager({

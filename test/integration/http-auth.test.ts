@@ -43,9 +43,11 @@ beforeAll(async () => {
       .map(([user, token]) => `${token} ${user}`)
       .join('\n')}\n`,
   );
+  // The demo session's fixed node ports (30333, 30500) are cli-demo's to test; suites that boot
+  // it beside cli-demo keep its controller and connection server headless.
   h = await KpmTrio.start(
     'http-auth',
-    { KPM_OPERATOR_USERS: 'rc' },
+    { KPM_OPERATOR_USERS: 'rc', KPM_POD_MANAGEMENT_NODE_PORTS: 'false' },
     {},
     { KPM_HTTP_AUTH_TOKEN_FILE: tokenFile, KPM_HTTP_MAX_STREAMS: String(MAX_STREAMS) },
   );

@@ -48,7 +48,12 @@ const connection = (): string[] => [
 
 beforeAll(async () => {
   python = await projectPython();
-  h = await KpmTrio.start('python', everyCommandBootWorkerEnv());
+  // The demo session's fixed node ports (30333, 30500) are cli-demo's to test; suites that boot
+  // it beside cli-demo keep its controller and connection server headless.
+  h = await KpmTrio.start('python', {
+    ...everyCommandBootWorkerEnv(),
+    KPM_POD_MANAGEMENT_NODE_PORTS: 'false',
+  });
   partitions = testSettings('cli', h.prefix).kafka.partitions;
 }, 600_000);
 
