@@ -85,17 +85,24 @@ export function commandSteps(timing: KpmCommandTiming): (number | undefined)[] {
   ];
 }
 
-export function stepsTable(sizes: readonly SizeResult[]): string {
-  const rows = sizes.flatMap((s) =>
+/** A row per size and command (its boot, then its terminate): `command N`, then its `cells`. */
+function commandRows(
+  sizes: readonly SizeResult[],
+  cells: (timing: KpmCommandTiming, n: number) => string[],
+): string[][] {
+  return sizes.flatMap((s) =>
     (
       [
         ['boot', s.boot],
         ['terminate', s.terminate],
       ] as const
-    ).map(([command, timing]) => [
-      `${command} ${s.n}`,
-      ...commandSteps(timing).map((v) => (v === undefined ? '' : ms(v))),
-    ]),
+    ).map(([command, timing]) => [`${command} ${s.n}`, ...cells(timing, s.n)]),
+  );
+}
+
+export function stepsTable(sizes: readonly SizeResult[]): string {
+  const rows = commandRows(sizes, (timing) =>
+    commandSteps(timing).map((v) => (v === undefined ? '' : ms(v))),
   );
   return table(
     [
@@ -120,16 +127,8 @@ export function cpuTable(sizes: readonly SizeResult[]): string {
     const cpu = timing.serviceCpuMs?.[service];
     return cpu === undefined ? '' : `${ms(cpu)} (${ms((cpu * 1000) / n)} µs)`;
   };
-  const rows = sizes.flatMap((s) =>
-    (
-      [
-        ['boot', s.boot],
-        ['terminate', s.terminate],
-      ] as const
-    ).map(([command, timing]) => [
-      `${command} ${s.n}`,
-      ...services.map((service) => cell(timing, service, s.n)),
-    ]),
+  const rows = commandRows(sizes, (timing, n) =>
+    services.map((service) => cell(timing, service, n)),
   );
   return table(['command, N', ...services.map((s) => `${s} CPU ms (per process)`)], rows);
 }
