@@ -1,7 +1,35 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import type { PodLab } from '../../test/support/kpm-pods';
+import { PodLab } from '../../test/support/kpm-pods';
+import { stackEnv, uniqueTopicPrefix } from '../../test/support/stack-env';
+import { ensureTopics } from '../../test/support/watcher-env';
+import { FactClock } from './fact-clock';
+import { buildCompiledCli } from './kpm-cli';
+
+/** What a bench run measures in: its id, its pod lab, its topic prefix and its facts' clock. */
+export interface BenchRun {
+  runId: string;
+  lab: PodLab;
+  prefix: string;
+  clock: FactClock;
+}
+
+/** The compiled CLI, then a run of its own: a lab, a topic prefix with its topics, a clock. */
+export async function openBenchRun(
+  label: string,
+  log: (message: string) => void,
+): Promise<BenchRun> {
+  log('compiling the CLI');
+  await buildCompiledCli();
+  const runId = `bench-${randomBytes(3).toString('hex')}`;
+  const lab = await PodLab.open(runId);
+  const prefix = uniqueTopicPrefix(label);
+  await ensureTopics(prefix);
+  const clock = await new FactClock(stackEnv().brokers, prefix).start();
+  return { runId, lab, prefix, clock };
+}
 
 /** "2 cores (AMD EPYC), 23 GiB": what the numbers were measured on. */
 export function machine(): string {

@@ -1,12 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PodLab } from '../../test/support/kpm-pods';
-import { stackEnv, uniqueTopicPrefix } from '../../test/support/stack-env';
-import { ensureTopics } from '../../test/support/watcher-env';
-import { machine, releaseSessions } from './bench-env';
-import { FactClock } from './fact-clock';
-import { buildCompiledCli } from './kpm-cli';
+import { stackEnv } from '../../test/support/stack-env';
+import { machine, openBenchRun, releaseSessions } from './bench-env';
 import { KpmServices } from './kpm-services';
 import { lagBurst } from './lag-burst';
 import { bootPlot, lagPlot, restorePlot, terminatePlot, toSvg } from './plots';
@@ -81,17 +76,11 @@ async function writeResults(results: E2eResults, out: string): Promise<void> {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const { brokers, kubeconfig } = stackEnv();
+  const { kubeconfig } = stackEnv();
   if (!kubeconfig)
     throw new Error('bench:e2e: KUBECONFIG of the local stack unknown: npx kpm stack up');
   const rawBinary = await buildRawLimit(log);
-  log('compiling the CLI');
-  await buildCompiledCli();
-  const runId = `bench-${randomBytes(3).toString('hex')}`;
-  const lab = await PodLab.open(runId);
-  const prefix = uniqueTopicPrefix('bench');
-  await ensureTopics(prefix);
-  const clock = await new FactClock(brokers, prefix).start();
+  const { runId, lab, prefix, clock } = await openBenchRun('bench', log);
   const services = new KpmServices(prefix, lab.domain);
   try {
     await services.start(log);

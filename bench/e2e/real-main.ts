@@ -4,17 +4,11 @@
  * the API, and the lag kpm adds to a real container's exit. Sessions and namespaces of its own,
  * deleted at the end (the real node is shared).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { PodLab } from '../../test/support/kpm-pods';
 import { realNode, realNodeBootEnv } from '../../test/support/real-node';
-import { stackEnv, uniqueTopicPrefix } from '../../test/support/stack-env';
-import { ensureTopics } from '../../test/support/watcher-env';
-import { machine, releaseSessions } from './bench-env';
-import { FactClock } from './fact-clock';
-import { buildCompiledCli } from './kpm-cli';
+import { machine, openBenchRun, releaseSessions } from './bench-env';
 import { KpmServices } from './kpm-services';
 import { measureReal, realSession, type RealBench, type RealRun } from './real-containers';
 import { NodePods } from './real-pods';
@@ -54,14 +48,7 @@ async function measureAll(bench: RealBench, sizes: number[], repeats: number): P
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const target = realNode();
-  const { brokers } = stackEnv();
-  log('compiling the CLI');
-  await buildCompiledCli();
-  const runId = `bench-${randomBytes(3).toString('hex')}`;
-  const lab = await PodLab.open(runId);
-  const prefix = uniqueTopicPrefix('bench-real');
-  await ensureTopics(prefix);
-  const clock = await new FactClock(brokers, prefix).start();
+  const { runId, lab, prefix, clock } = await openBenchRun('bench-real', log);
   const pods = await new NodePods(lab.kubeconfig, target.node).start();
   const services = new KpmServices(prefix, lab.domain, realNodeBootEnv(target));
   try {
