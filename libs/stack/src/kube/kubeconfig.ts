@@ -1,12 +1,33 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stackPaths } from '../paths';
+import { stringify } from 'yaml';
 import type { KubeEndpoint } from './kube-http';
 
 export const KUBE_CONTEXT = 'kpm-local';
 
 export function kubeconfigPath(): string {
   return join(stackPaths.home(), 'kubeconfig');
+}
+
+/** A client certificate's kubeconfig (the real node's kubelet, kwok), the CA and keys as files. */
+export function certificateKubeconfig(identity: {
+  server: string;
+  caFile: string;
+  user: string;
+  cert: string;
+  key: string;
+  context: string;
+}): string {
+  const { server, caFile, user, cert, key, context } = identity;
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: KUBE_CONTEXT, cluster: { server, 'certificate-authority': caFile } }],
+    users: [{ name: user, user: { 'client-certificate': cert, 'client-key': key } }],
+    contexts: [{ name: context, context: { cluster: KUBE_CONTEXT, user } }],
+    'current-context': context,
+  });
 }
 
 /** The kubeconfig for the admin identity; YAML by hand (JSON is YAML, but humans read this file). */

@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stackPaths } from '../paths';
-import { KUBE_CONTEXT } from './kubeconfig';
+import { certificateKubeconfig, KUBE_CONTEXT } from './kubeconfig';
 import { kubeCall, type KubeEndpoint } from './kube-http';
 import { issueCertificate, type KubePki } from './pki';
 
@@ -38,24 +38,15 @@ export function ensureKwokKubeconfig(endpoint: KubeEndpoint, pki: KubePki): stri
   }
   const file = kwokKubeconfigPath();
   mkdirSync(dirname(file), { recursive: true });
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      {
-        name: KUBE_CONTEXT,
-        cluster: {
-          server: endpoint.server,
-          'certificate-authority-data': Buffer.from(endpoint.ca).toString('base64'),
-        },
-      },
-    ],
-    users: [{ name: KWOK_USER, user: { 'client-certificate': cert, 'client-key': key } }],
-    contexts: [{ name: KUBE_CONTEXT, context: { cluster: KUBE_CONTEXT, user: KWOK_USER } }],
-    'current-context': KUBE_CONTEXT,
-  };
-  // JSON is YAML; kwok reads it as any kubeconfig.
-  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  const config = certificateKubeconfig({
+    server: endpoint.server,
+    caFile: pki.caCert,
+    user: KWOK_USER,
+    cert,
+    key,
+    context: KUBE_CONTEXT,
+  });
+  writeFileSync(file, config, { mode: 0o600 });
   return file;
 }
 

@@ -3,6 +3,7 @@
  * network's and the kubelet's. Each setting that keeps the host unchanged says why.
  */
 import { stringify } from 'yaml';
+import { certificateKubeconfig } from '../kube/kubeconfig';
 import type { NodeLayout } from './node-layout';
 import { REAL_NODE_LABEL } from './node-layout';
 
@@ -131,23 +132,13 @@ export function kubeletConfig(layout: NodeLayout, caCert: string): string {
 
 /** The kubelet's identity: its own client certificate (group system:nodes) against the API server. */
 export function kubeletKubeconfig(layout: NodeLayout, server: string, caCert: string): string {
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'kpm-local', cluster: { server, 'certificate-authority': caCert } }],
-    users: [
-      {
-        name: `system:node:${layout.name}`,
-        user: {
-          'client-certificate': layout.pki.clientCert,
-          'client-key': layout.pki.clientKey,
-        },
-      },
-    ],
-    contexts: [
-      { name: 'node', context: { cluster: 'kpm-local', user: `system:node:${layout.name}` } },
-    ],
-    'current-context': 'node',
+  return certificateKubeconfig({
+    server,
+    caFile: caCert,
+    user: `system:node:${layout.name}`,
+    cert: layout.pki.clientCert,
+    key: layout.pki.clientKey,
+    context: 'node',
   });
 }
 
