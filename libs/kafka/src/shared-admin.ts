@@ -1,11 +1,19 @@
 import type { Admin } from 'kafkajs';
+import { BACKOFF, retry } from '@kpm/common';
 import type { KafkaClient } from './kafka-client';
+import { isStaleLeadership } from './topic-leaders';
 
 /** A partition's offsets: the first retained record and the offset the next record gets. */
 interface PartitionOffsets {
   partition: number;
   low: string;
   end: string;
+}
+
+function toPartitionOffsets(
+  offsets: Awaited<ReturnType<Admin['fetchTopicOffsets']>>,
+): PartitionOffsets[] {
+  return offsets.map(({ partition, low, offset }) => ({ partition, low, end: offset }));
 }
 
 /** One admin connection, opened on first use and shared by concurrent callers. */
@@ -18,9 +26,23 @@ export class SharedAdmin {
     return (await this.admin()).listTopics();
   }
 
-  async partitionOffsets(topic: string): Promise<PartitionOffsets[]> {
-    const offsets = await (await this.admin()).fetchTopicOffsets(topic);
-    return offsets.map(({ partition, low, offset }) => ({ partition, low, end: offset }));
+  /**
+   * Each partition's offsets. kafkajs gives up at once when a partition's leader is not where its
+   * metadata says (a topic created a moment ago, a leader that moved) and does not refresh that
+   * metadata itself; so on such an answer this asks again over connections of its own, each with
+   * fresh metadata (closing the shared one would fail its other callers' requests in flight).
+   */
+  async partitionOffsets(topic: string, deadlineMs = 30_000): Promise<PartitionOffsets[]> {
+    try {
+      return toPartitionOffsets(await (await this.admin()).fetchTopicOffsets(topic));
+    } catch (error) {
+      if (!isStaleLeadership(error)) throw error;
+    }
+    const offsets = await retry(
+      () => withAdmin(this.kafka, (admin) => admin.fetchTopicOffsets(topic)),
+      { backoff: BACKOFF.topicLeaders, deadlineMs, retryable: isStaleLeadership },
+    );
+    return toPartitionOffsets(offsets);
   }
 
   async close(): Promise<void> {

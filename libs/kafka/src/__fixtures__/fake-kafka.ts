@@ -165,6 +165,11 @@ export class FakeKafka {
 
   /** The step that fails in the first transaction of the next producer created. */
   failNextProducer?: FailStep;
+  /** How many `admin.fetchTopicOffsets` calls fail before answering, and with what. */
+  offsetFailures: { count: number; error: Error } = { count: 0, error: new Error('none') };
+  /** What the admins' connections did (kept apart from `log`, which the runners' tests read). */
+  readonly adminLog: Step[] = [];
+  private admins = 0;
 
   consumer(options: Record<string, unknown>): Consumer {
     const consumer = new FakeConsumer(options, this.log);
@@ -184,9 +189,18 @@ export class FakeKafka {
   }
 
   admin() {
+    const admin = ++this.admins;
     return {
       connect: () => Promise.resolve(),
-      disconnect: () => Promise.resolve(),
+      disconnect: () => {
+        this.adminLog.push(`disconnect admin ${admin}`);
+        return Promise.resolve();
+      },
+      fetchTopicOffsets: (topic: string) => {
+        this.adminLog.push(`fetch ${topic} offsets on admin ${admin}`);
+        if (this.offsetFailures.count-- > 0) return Promise.reject(this.offsetFailures.error);
+        return Promise.resolve([{ partition: 0, low: '2', high: '7', offset: '7' }]);
+      },
       fetchOffsets: ({ topics }: { topics: string[] }) => {
         this.log.push('fetch committed offsets');
         return Promise.resolve(
