@@ -375,7 +375,9 @@ describe('kpm CLI on the real stack', () => {
     expect(name.stderr).toMatch(/^kpm: kill: --name: regular expression/);
     const missing = await kpm('restart');
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("required option '--uuid <uuid>' not specified");
+    expect(missing.stderr).toContain(
+      'kpm: restart: say what to restart: --uuid U (repeatable) or --session S with --name RE',
+    );
   });
 
   it('says so when the broker cannot be reached, exit 1', async () => {
