@@ -205,14 +205,15 @@ async function report(minutes: SoakMinute[], result: SoakCheck, options: Options
     `## Minute by minute\n\n${minuteTable(minutes)}`,
     `## Drift\n\n${driftTable(minutes)}`,
     `## Nothing lost\n\n${checkTable(result)}`,
-    '',
-  ].join('\n\n');
+  ]
+    .join('\n\n')
+    .trimEnd();
   mkdirSync(options.out, { recursive: true });
   writeFileSync(
     join(options.out, 'soak.json'),
     `${JSON.stringify({ options, minutes, check: result }, null, 2)}\n`,
   );
-  writeFileSync(join(options.out, 'soak.md'), text);
+  writeFileSync(join(options.out, 'soak.md'), `${text}\n`); // as Prettier writes it
   writeFileSync(join(options.out, 'soak.svg'), await toSvg(soakPlot(minutes)));
   console.log(`\n${text}`);
 }
