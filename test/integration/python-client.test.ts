@@ -15,6 +15,7 @@ import { KpmTrio } from '../support/kpm-trio';
 import {
   everyCommandBootWorkerEnv,
   everyCommandWithKafkajs,
+  everyCommandWithPython,
   type Answer,
 } from '../support/every-command';
 import {
@@ -108,7 +109,7 @@ describe('every command type from confluent-kafka with default settings', () => 
     const sessions = sessionsWherePartitioners(true, 2, partitions, (i) => h.session(`agree-${i}`));
     const twin = h.session('kafkajs');
     const [fromPython, fromKafkajs] = await Promise.all([
-      runPython(python, 'test/support/python/every_command.py', [...sessions, ...connection()]),
+      everyCommandWithPython(python, h, sessions),
       everyCommandWithKafkajs(h, twin),
     ]);
     expect({ code: fromPython.code, stderr: fromPython.stderr }).toEqual({ code: 0, stderr: '' });

@@ -10,6 +10,7 @@ import { KpmTrio } from '../support/kpm-trio';
 import {
   everyCommandBootWorkerEnv,
   everyCommandWithKafkajs,
+  everyCommandWithPython,
   type Answer,
 } from '../support/every-command';
 import {
@@ -17,8 +18,7 @@ import {
   murmur2Partition,
   sessionsWherePartitioners,
 } from '../support/partitioners';
-import { projectPython, runPython } from '../support/python';
-import { stackEnv } from '../support/stack-env';
+import { projectPython } from '../support/python';
 
 jest.setTimeout(600_000);
 
@@ -41,9 +41,8 @@ it('answers every command type from confluent-kafka as kafkajs, on sessions wher
     h.session(`disagree-${i}`),
   );
   const twin = h.session('kafkajs');
-  const connection = ['--brokers', stackEnv().brokers.join(','), '--topic-prefix', h.prefix];
   const [fromPython, fromKafkajs] = await Promise.all([
-    runPython(python, 'test/support/python/every_command.py', [...sessions, ...connection]),
+    everyCommandWithPython(python, h, sessions),
     everyCommandWithKafkajs(h, twin),
   ]);
   expect({ code: fromPython.code, stderr: fromPython.stderr }).toEqual({ code: 0, stderr: '' });

@@ -173,13 +173,14 @@ export class BootWorkerHarness {
   }
 
   /**
-   * Waits until every pod of the session runs. A process is RUNNING for kpm once its pod exists
-   * (docs/design.md §11.10); a kill before the node started it ends it with no exit code (-1),
-   * so a test that expects a signal's exit code waits for this first.
+   * Waits until every pod of the session that is not being deleted runs (pods of killed
+   * processes may linger until their termination is recorded). A process is RUNNING for kpm
+   * once its pod exists (docs/design.md §11.10); a kill before the node started it ends it with
+   * no exit code (-1), so a test that expects a signal's exit code waits for this first.
    */
   async podsRunning(session: string): Promise<V1Pod[]> {
     return this.until(
-      () => this.pods(session),
+      async () => (await this.pods(session)).filter((p) => !p.metadata?.deletionTimestamp),
       (pods) => pods.length > 0 && pods.every((p) => p.status?.phase === 'Running'),
     );
   }

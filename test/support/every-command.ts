@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompletionType, topicName } from '@kpm/contracts';
 import { type KpmTrio } from './kpm-trio';
+import { runPythonGated, type PythonRun } from './python';
 import { stackEnv } from './stack-env';
 import { TopicProbe } from './topic-probe';
 
@@ -92,6 +93,9 @@ class KafkajsSteps {
   ) {}
 
   async send(command: string, data: unknown): Promise<Completion> {
+    // As every_command.py --gate: a kill waits until the node runs the session's pods.
+    if (command === 'kill' || command === 'terminate')
+      await this.trio.harness.podsRunning(this.session);
     const id = randomUUID();
     await this.trio.harness.send(id, `daq.kpm.command.${command}.v1`, data, this.session);
     const found = await this.completions.waitFor(
@@ -138,4 +142,22 @@ export async function everyCommandWithKafkajs(trio: KpmTrio, session: string): P
   } finally {
     await probe.stop();
   }
+}
+
+/**
+ * test/support/python/every_command.py for `sessions`, gated as the kafkajs side waits: each
+ * kill and the terminate go out once the node runs the session's pods.
+ */
+export function everyCommandWithPython(
+  python: string,
+  trio: KpmTrio,
+  sessions: readonly string[],
+): Promise<PythonRun> {
+  const connection = ['--brokers', stackEnv().brokers.join(','), '--topic-prefix', trio.prefix];
+  return runPythonGated(
+    python,
+    'test/support/python/every_command.py',
+    [...sessions, ...connection, '--gate'],
+    async ({ gate }) => void (await trio.harness.podsRunning(gate)),
+  );
 }

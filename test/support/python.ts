@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { repoRoot } from '@kpm/stack/paths';
 
@@ -25,6 +26,42 @@ export function runPython(
   env: Record<string, string> = {},
 ): Promise<PythonRun> {
   return run(python, [join(repoRoot(), script), ...args], timeoutMs, env);
+}
+
+/**
+ * Runs a Python script that stops at gates: each line it prints starting `{"gate"` is handed to
+ * `atGate`, and once that resolves the script is told to go on (a line on its stdin). The gate
+ * lines are left out of the run's stdout.
+ */
+export function runPythonGated(
+  python: string,
+  script: string,
+  args: string[],
+  atGate: (gate: Record<string, string>) => Promise<void>,
+  timeoutMs = 5 * 60_000,
+): Promise<PythonRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, [join(repoRoot(), script), ...args], {
+      cwd: repoRoot(),
+      env: { ...process.env, PYTHONUNBUFFERED: '1' },
+      timeout: timeoutMs,
+    });
+    const out: string[] = [];
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!line.startsWith('{"gate"')) return void out.push(line);
+      atGate(JSON.parse(line) as Record<string, string>).then(
+        () => child.stdin.write('\n'),
+        (error: unknown) => {
+          stderr += `gate ${line} failed: ${String(error)}\n`;
+          child.kill();
+        },
+      );
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? -1, stdout: out.join('\n'), stderr }));
+  });
 }
 
 /** Runs `python -m <module> …` (pytest) from the repository's root. */

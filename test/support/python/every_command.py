@@ -6,6 +6,11 @@ one, then sends ps, logs, restart, kill, flush, ps and terminate, each waited fo
 `data.commandId`. It prints one JSON document: per session, the steps with
 the partition librdkafka's default partitioner chose and the completion in a comparable form.
 Exit status 1 when a completion did not arrive or a record broke the contract.
+
+With --gate it stops before each kill and the terminate: it prints {"gate": <session>, "step":
+<command>} on a line of its own and goes on when a line arrives on stdin. The driver answers once
+the session's pods run: a kill before the node started a pod ends it with no exit code, so the
+answers would depend on how fast the node is, not on the client.
 """
 
 from __future__ import annotations
@@ -57,11 +62,15 @@ def comparable(completion: dict) -> dict:
 class Steps:
     """Sends commands for one session and records each answer."""
 
-    def __init__(self, client: KpmClient, session: str, timeout: float) -> None:
-        self.client, self.session, self.timeout = client, session, timeout
+    def __init__(self, client: KpmClient, session: str, timeout: float, gate: bool) -> None:
+        self.client, self.session, self.timeout, self.gate = client, session, timeout, gate
         self.recorded: list[dict] = []
 
     def send(self, name: str, data: dict) -> dict:
+        if self.gate and name in ("kill", "terminate"):
+            print(json.dumps({"gate": self.session, "step": name}), flush=True)
+            if not sys.stdin.readline():
+                raise KpmError(f"the driver closed stdin at the gate before {name}")
         completion, partition = self.client.request(
             COMMAND.format(name), self.session, data, self.timeout
         )
@@ -76,8 +85,10 @@ class Steps:
         )
 
 
-def every_command(client: KpmClient, session: str, user: str, timeout: float) -> list[dict]:
-    steps = Steps(client, session, timeout)
+def every_command(
+    client: KpmClient, session: str, user: str, timeout: float, gate: bool
+) -> list[dict]:
+    steps = Steps(client, session, timeout, gate)
     boot = {"session": session, "user": user, "processes": processes(session)}
     booted = steps.send("boot", boot)
     ru01 = steps.uuid_of(booted, "ru-01")
@@ -103,11 +114,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--topic-prefix", default=os.environ.get("KPM_TOPIC_PREFIX", "kpm"))
     parser.add_argument("--user", default="alice")
     parser.add_argument("--timeout", type=float, default=90)
+    parser.add_argument("--gate", action="store_true", help="stop before each kill (see above)")
     args = parser.parse_args(argv)
     client = KpmClient(args.brokers, args.topic_prefix)
     try:
         client.listen()
-        result = {s: every_command(client, s, args.user, args.timeout) for s in args.sessions}
+        result = {
+            s: every_command(client, s, args.user, args.timeout, args.gate) for s in args.sessions
+        }
         if client.invalid:
             first = client.invalid[0]
             raise KpmError(f"{len(client.invalid)} invalid records, first: {first.problems}")
