@@ -1,13 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import {
-  CommandType,
-  CompletionType,
-  ProcessEventType,
-  TerminationType,
-  topicName,
-} from '@kpm/contracts';
+import { CommandType, CompletionType, ProcessEventType, TerminationType } from '@kpm/contracts';
+import { readRunTopics } from './run-topics';
 
 interface Accepted {
   type: string;
@@ -54,7 +47,7 @@ export class FactClock {
   /** The first and last boot outcome of each boot, by command id. */
   readonly bootOutcomes = new Map<string, { firstAtMs: number; lastAtMs: number }>();
   private readonly changed = new EventEmitter().setMaxListeners(0);
-  private consumer?: Consumer;
+  private stopReading?: () => Promise<void>;
 
   constructor(
     private readonly brokers: string[],
@@ -62,24 +55,14 @@ export class FactClock {
   ) {}
 
   async start(): Promise<this> {
-    const kafka = new Kafka({
+    this.stopReading = await readRunTopics({
       clientId: 'kpm-bench',
       brokers: this.brokers,
-      logLevel: logLevel.NOTHING,
-    });
-    this.consumer = kafka.consumer({ groupId: `kpm-bench-${randomUUID()}`, maxWaitTimeInMs: 50 });
-    await this.consumer.connect();
-    await this.consumer.subscribe({
-      topics: ['commands', 'process-events', 'completions', 'terminations'].map((t) =>
-        topicName(t as 'completions', this.prefix),
-      ),
-      fromBeginning: true,
-    });
-    await this.consumer.run({
-      eachMessage: ({ message }) => {
-        this.take(message.value, Number(message.timestamp), message.key?.toString() ?? '');
-        return Promise.resolve();
-      },
+      prefix: this.prefix,
+      topics: ['commands', 'process-events', 'completions', 'terminations'],
+      maxWaitTimeInMs: 50,
+      onMessage: (message) =>
+        this.take(message.value, Number(message.timestamp), message.key?.toString() ?? ''),
     });
     return this;
   }
@@ -191,6 +174,6 @@ export class FactClock {
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+    await this.stopReading?.();
   }
 }

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import { CommandType, CompletionType, TerminationType, topicName } from '@kpm/contracts';
+import { CommandType, CompletionType, TerminationType } from '@kpm/contracts';
+import { readRunTopics } from '../e2e/run-topics';
 
 /**
  * Every command, completion and termination record under the soak's topic prefix, counted: a
@@ -13,7 +12,7 @@ export class Ledger {
   readonly completions = new Map<string, number>();
   /** Pod uid → how many termination records, and the first one's CreateTime. */
   readonly terminations = new Map<string, { count: number; atMs: number }>();
-  private consumer?: Consumer;
+  private stopReading?: () => Promise<void>;
 
   constructor(
     private readonly brokers: string[],
@@ -21,23 +20,14 @@ export class Ledger {
   ) {}
 
   async start(): Promise<this> {
-    const kafka = new Kafka({
+    this.stopReading = await readRunTopics({
       clientId: 'kpm-soak',
       brokers: this.brokers,
-      logLevel: logLevel.NOTHING,
-    });
-    this.consumer = kafka.consumer({ groupId: `kpm-soak-${randomUUID()}`, maxWaitTimeInMs: 100 });
-    await this.consumer.connect();
-    await this.consumer.subscribe({
-      topics: (['commands', 'completions', 'terminations'] as const).map((t) =>
-        topicName(t, this.prefix),
-      ),
-      fromBeginning: true,
-    });
-    await this.consumer.run({
-      eachMessage: ({ message }) => {
+      prefix: this.prefix,
+      topics: ['commands', 'completions', 'terminations'],
+      maxWaitTimeInMs: 100,
+      onMessage: (message) => {
         if (message.value) this.take(message.value.toString('utf8'), Number(message.timestamp));
-        return Promise.resolve();
       },
     });
     return this;
@@ -59,6 +49,6 @@ export class Ledger {
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+    await this.stopReading?.();
   }
 }
