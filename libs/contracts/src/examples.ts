@@ -192,6 +192,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventType]: KpmEvent<K> } = {
       kind: 'kill',
       session: SESSION,
       stages: [[UUID]],
+      podUids: { [UUID]: POD_UID },
       gracePeriodSeconds: 30,
       timeoutSeconds: 60,
       progressTimeoutSeconds: 60,

@@ -1,4 +1,4 @@
-import type { KillCommand, ProcessQuery } from '@kpm/contracts';
+import type { KillCommand, ProcessInstance, ProcessQuery } from '@kpm/contracts';
 import {
   fixture,
   SESSION,
@@ -28,6 +28,12 @@ function uuidOf(f: Fixture, name: string): string {
     processes: { name: string; uuid: string }[];
   };
   return processes.find((p) => p.name === name)!.uuid;
+}
+
+/** The pod `name` was booted in, as its process.booted says. */
+function podUidOf(f: Fixture, name: string): string {
+  const booted = f.factsOf('process.booted').map((e) => e.data as { process: ProcessInstance });
+  return booted.find((b) => b.process.description.metadata.name === name)!.process.podUid;
 }
 
 const kill = (query: ProcessQuery, extra: Partial<KillCommand> = {}): KillCommand => ({
@@ -97,7 +103,7 @@ describe('Killer: drunc’s stages, each once the one before has ended', () => {
     expect(f.cluster.timeline(/delete pod/)).toEqual(deletes);
   });
 
-  it('emits kill.accepted with the stages by uuid and the timing the state service bounds it by', async () => {
+  it('emits kill.accepted with the stages by uuid, the pod of each, and the timing the state service bounds it by', async () => {
     const f = await booted();
     await run(f, kill({ session: SESSION, names: ['^ru-', '^root$'] }, { gracePeriodSeconds: 2 }));
     const [accepted] = f.factsOf('kill.accepted');
@@ -106,6 +112,9 @@ describe('Killer: drunc’s stages, each once the one before has ended', () => {
       kind: 'kill',
       session: SESSION,
       stages: [[uuidOf(f, 'ru-01'), uuidOf(f, 'ru-02')], [uuidOf(f, 'root')]],
+      podUids: Object.fromEntries(
+        ['ru-01', 'ru-02', 'root'].map((n) => [uuidOf(f, n), podUidOf(f, n)]),
+      ),
       gracePeriodSeconds: 2,
       timeoutSeconds: 2 * (2 + 5 + 15),
       progressTimeoutSeconds: 2 + 5 + 15,

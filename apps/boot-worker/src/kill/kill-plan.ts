@@ -34,3 +34,13 @@ export function planKill(
 export function uuidStages(plan: KillPlan): string[][] {
   return plan.stages.map((stage) => stage.map((p) => p.uuid));
 }
+
+/** The pod of each process, by uuid: what `kill.accepted` names as the pods it waits for. */
+export function podUidsOf(processes: readonly ProcessPod[]): Record<string, string> {
+  const podUids: Record<string, string> = {};
+  for (const p of processes) {
+    const uid = p.pod.metadata?.uid;
+    if (uid) podUids[p.uuid] = uid;
+  }
+  return podUids;
+}

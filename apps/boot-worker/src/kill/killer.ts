@@ -8,7 +8,7 @@ import type { BootWorkerMetrics } from '../boot-worker-metrics';
 import type { ProcessPod } from '../cluster/process-pod';
 import type { CommandContext } from '../commands/command-context';
 import type { ProcessFacts } from '../facts/process-facts';
-import { planKill, uuidStages } from './kill-plan';
+import { planKill, podUidsOf, uuidStages } from './kill-plan';
 import {
   killProgressTimeoutSeconds,
   killTimeoutSeconds,
@@ -48,18 +48,23 @@ export class Killer {
     const startedAt = this.clock.now();
     const timing = killTiming(this.settings, request.gracePeriodSeconds);
     const plan = planKill(processes, timing, request.timeoutSeconds);
-    await this.accept(uuidStages(plan), request, plan, context);
+    await this.accept(uuidStages(plan), request, plan, context, podUidsOf(plan.stages.flat()));
     const reports = await this.executor.run(plan, startedAt, context.signal);
     for (const report of reports) this.metrics?.killEscalations.inc(report.escalated.length);
     return reports;
   }
 
-  /** The `kill.accepted` fact alone: a resumed restart re-emits it (same id) without a pod to kill. */
+  /**
+   * The `kill.accepted` fact alone: a resumed restart re-emits it (same id) without a pod to
+   * kill. `podUids` names the pod of each uuid it found, so the state service waits for those
+   * pods' ends, and not again for one it recorded already (docs/design.md §6.6).
+   */
   async accept(
     stages: string[][],
     request: KillRequest,
     timing: AcceptedTiming,
     context: CommandContext,
+    podUids: Record<string, string> = {},
   ): Promise<void> {
     const { progressTimeoutSeconds } = timing;
     await this.facts.send(
@@ -68,6 +73,7 @@ export class Killer {
         kind: request.kind,
         session: request.session,
         stages,
+        ...(Object.keys(podUids).length === 0 ? {} : { podUids }),
         gracePeriodSeconds: timing.gracePeriodSeconds,
         timeoutSeconds: timing.timeoutSeconds,
         ...(progressTimeoutSeconds === undefined ? {} : { progressTimeoutSeconds }),

@@ -19,6 +19,7 @@ import type { CommandContext } from '../commands/command-context';
 import type { ProcessFacts } from '../facts/process-facts';
 import { selectSome } from '../kill/exactly-one';
 import type { Killer, KillRequest } from '../kill/killer';
+import { podUidsOf } from '../kill/kill-plan';
 import {
   isTrustedRecord,
   plannedRestart,
@@ -172,6 +173,7 @@ export class RestartHandler {
         request,
         this.killer.timing(request, stages.length),
         context,
+        podUidsOf(olds),
       );
       if (olds.length > 0) await this.killer.kill(olds, request, context);
     }

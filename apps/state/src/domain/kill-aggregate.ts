@@ -18,6 +18,11 @@ export interface KillTarget {
   /** The pod the kill was aimed at; unknown when the uuid's boot is not in the history. */
   podUid?: string;
   ended?: ProcessTerminated;
+  /**
+   * Its pod's end was recorded and its process flushed since, so the termination is no longer
+   * kept: ended all the same, never waited for again (the watcher publishes a pod's end once).
+   */
+  flushed?: true;
 }
 
 /** `kill.accepted`'s bounds in ms: the deadline, and the progress timeout that can move it on. */
@@ -27,6 +32,11 @@ interface KillTiming {
 }
 
 export type Reboot = { instance: ProcessInstance } | { failure: ProcessBootFailed };
+
+/** The target's pod ended: its termination is here, or was recorded before a flush. */
+function hasEnded(target: KillTarget): boolean {
+  return target.ended !== undefined || target.flushed === true;
+}
 
 /** Whose reboot it is. */
 function rebootUuid(reboot: Reboot): string {
@@ -66,7 +76,7 @@ export class KillAggregate {
     targets: readonly KillTarget[],
   ) {
     for (const target of targets) this.targets.set(target.uuid, { ...target });
-    for (const target of this.targets.values()) if (!target.ended) this.remaining++;
+    for (const target of this.targets.values()) if (!hasEnded(target)) this.remaining++;
     this.due = acceptedAt + timing.timeoutMs;
     this.progressAt = acceptedAt;
   }
@@ -93,7 +103,7 @@ export class KillAggregate {
    */
   offer(termination: ProcessTerminated, time: number): boolean {
     const target = this.targets.get(termination.uuid);
-    if (!target || target.ended) return false;
+    if (!target || hasEnded(target)) return false;
     if (target.podUid !== undefined && target.podUid !== termination.podUid) return false;
     target.ended = termination;
     this.remaining--;
@@ -118,7 +128,7 @@ export class KillAggregate {
   }
 
   get pending(): string[] {
-    return [...this.targets.values()].filter((t) => !t.ended).map((t) => t.uuid);
+    return [...this.targets.values()].filter((t) => !hasEnded(t)).map((t) => t.uuid);
   }
 
   /**
@@ -129,7 +139,7 @@ export class KillAggregate {
     if (this.kind !== 'restart') return this.remaining === 0;
     return [...this.targets.values()].every((target) => {
       const reboot = this.reboots.get(target.uuid);
-      return reboot !== undefined && ('failure' in reboot || target.ended !== undefined);
+      return reboot !== undefined && ('failure' in reboot || hasEnded(target));
     });
   }
 

@@ -17,9 +17,9 @@ export function acceptKill(
   session: string,
   time: number,
 ): Effect[] {
-  const { commandId, kind, stages, timeoutSeconds, progressTimeoutSeconds } = accepted;
+  const { commandId, kind, stages, timeoutSeconds, progressTimeoutSeconds, podUids } = accepted;
   if (memory.completed.has(commandId) || memory.kills.has(commandId)) return [];
-  const targets = stages.flat().map((uuid) => memory.book.target(uuid, time));
+  const targets = stages.flat().map((uuid) => memory.book.target(uuid, time, podUids?.[uuid]));
   const timing = {
     timeoutMs: timeoutSeconds * 1000,
     ...(progressTimeoutSeconds === undefined

@@ -90,16 +90,22 @@ export class ProcessBook {
     return { fresh: true, changed: this.table.terminated(termination) };
   }
 
-  /** The pod a kill accepted at `acceptedAt` aims at, and its end if that is known already. */
-  target(uuid: string, acceptedAt: number): KillTarget {
+  /**
+   * The pod a kill accepted at `acceptedAt` aims at, and its end if that is known already.
+   * `podUid` is the pod the boot-worker found (kill.accepted's `podUids`); without it, the pod
+   * the lineage says was current. A pod of a flushed process ended before the flush: it is
+   * never waited for again, though its termination is no longer kept.
+   */
+  target(uuid: string, acceptedAt: number, named?: string): KillTarget {
     const row = this.table.get(uuid);
-    let podUid = this.lineage.current(uuid);
+    let podUid = named ?? this.lineage.current(uuid);
     if (podUid === undefined && row && Date.parse(row.bootedAt) <= acceptedAt) podUid = row.podUid;
     const seen = podUid ? this.terminations.ofPod(podUid) : this.terminations.ofUuid(uuid).at(-1);
     if (seen) return { uuid, podUid, ended: seen };
     if (row && row.podUid === podUid && row.statusCode === 'DEAD') {
       return { uuid, podUid, ended: terminationOf(row) };
     }
+    if (podUid !== undefined && this.forgotten.has(podUid)) return { uuid, podUid, flushed: true };
     return { uuid, podUid };
   }
 

@@ -158,6 +158,44 @@ describe('shard snapshot', () => {
     },
   );
 
+  describe('an end recorded before a flush (issue #30)', () => {
+    const flushed = [
+      bootAccepted('boot-1', ['ru-01', 'ru-02']),
+      booted('boot-1', 'ru-01'),
+      booted('boot-1', 'ru-02'),
+      terminated('ru-01', -1, 1, undefined, 'ErrImagePull'),
+      command(CommandType.flush, 'flush-1', { names: ['ru-01'] }),
+    ];
+    const terminate = killAccepted('term-1', [['ru-01', 'ru-02']], {
+      kind: 'terminate',
+      at: T0,
+      pods: { 'ru-01': 1, 'ru-02': 1 },
+    });
+
+    it('keeps the flushed pods: a terminate after the restore does not wait for them', () => {
+      const original = new Fed();
+      flushed.forEach((s) => original.step(s));
+      const copy = restored(written(original.shard), [], [], original.now);
+      for (const step of [terminate, terminated('ru-02', 143)])
+        expect(copy.step(step)).toEqual(original.step(step));
+      const done = copy.effects.filter((e) => e.kind === 'completion');
+      expect(done).toMatchObject([{ completion: { commandId: 'term-1', status: 'succeeded' } }]);
+    });
+
+    it('keeps a target that ended before the flush as ended, and completes it once', () => {
+      const original = new Fed();
+      [...flushed, terminate].forEach((s) => original.step(s));
+      const copy = restored(written(original.shard), [], [], original.now);
+      expect(copy.shard.openCommands()).toEqual(original.shard.openCommands());
+      expect(copy.shard.openCommand('term-1')!.pending).toHaveLength(1);
+      const last = terminated('ru-02', 143);
+      expect(copy.step(last)).toEqual(original.step(last));
+      expect(copy.step(60_000)).toEqual([]);
+      const done = copy.effects.filter((e) => e.kind === 'completion');
+      expect(done).toMatchObject([{ completion: { commandId: 'term-1', status: 'succeeded' } }]);
+    });
+  });
+
   it('cuts long lists into slices, so no entry grows with the shard', () => {
     const fed = new Fed();
     const names = Array.from({ length: SLICE * 2 + 1 }, (_, i) => `p-${i}`);

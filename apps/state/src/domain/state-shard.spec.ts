@@ -615,6 +615,87 @@ describe('StateShard: flush by another user', () => {
   });
 });
 
+/**
+ * Issue #30's two sequences on the real node: a process whose end kpm recorded, flushed, then
+ * its pod deleted by a terminate. The watcher publishes a pod's end once, so a terminate that
+ * waited for it again would time out.
+ */
+describe('StateShard: an end recorded before a flush', () => {
+  const terminate = (id: string, names: string[], pods: Record<string, number>) =>
+    killAccepted(id, [names], { kind: 'terminate', pods });
+  const flush = command(CommandType.flush, 'flush-1', {});
+
+  it('image pull: DEAD −1 ErrImagePull, flush, terminate → succeeded at once, never again', () => {
+    const h = new Harness().feed(
+      bootAccepted('boot-1', ['ru-01']),
+      booted('boot-1', 'ru-01'),
+      terminated('ru-01', -1, 1, SESSION, 'ErrImagePull'),
+      flush,
+    );
+    expect(h.shard.table.get(uuidOf('ru-01'))).toBeUndefined();
+    h.feed(terminate('term-1', ['ru-01'], { 'ru-01': 1 }));
+    expect(h.completions().find((c) => c.commandId === 'term-1')).toMatchObject({
+      status: 'succeeded',
+      processes: [],
+    });
+    expect(h.shard.openCommands()).toEqual([]);
+    h.feed(terminated('ru-01', -1, 1, SESSION, 'PodDeleted')).tick(3_600_000);
+    expect(h.completions().filter((c) => c.commandId === 'term-1')).toHaveLength(1);
+    expect(h.shard.table.get(uuidOf('ru-01'))).toBeUndefined();
+  });
+
+  it("drunc's shell: restart, kill before start (−1 DeletedBeforeStart), flush, terminate → succeeded when the others end", () => {
+    const h = new Harness().feed(
+      ...bootAll(),
+      killAccepted('restart-1', [['ru-01']], { kind: 'restart', pods: { 'ru-01': 1 } }),
+      terminated('ru-01', 143, 1),
+      booted('restart-1', 'ru-01', 2),
+      killAccepted('kill-1', [['ru-01']], { pods: { 'ru-01': 2 } }),
+      terminated('ru-01', -1, 2, SESSION, 'DeletedBeforeStart'),
+      flush,
+    );
+    const status = (id: string) => h.completions().find((c) => c.commandId === id)?.status;
+    expect([status('restart-1'), status('kill-1'), status('flush-1')]).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+    ]);
+    h.feed(terminate('term-1', NAMES, { 'ru-01': 2, 'ru-02': 1, 'ru-03': 1 }));
+    expect(h.shard.openCommand('term-1')!.pending).toEqual([uuidOf('ru-02'), uuidOf('ru-03')]);
+    h.feed(terminated('ru-02', 143), terminated('ru-03', 143));
+    const done = h.completions().find((c) => c.commandId === 'term-1')!;
+    expect(done.status).toBe('succeeded');
+    expect(exits(done)).toEqual({ 'ru-02': ['DEAD', 143], 'ru-03': ['DEAD', 143] });
+    h.tick(3_600_000);
+    expect(h.completions().filter((c) => c.commandId === 'term-1')).toHaveLength(1);
+  });
+
+  it('waits for the pod the boot-worker named, even before its process.booted is read', () => {
+    const h = new Harness().feed(...bootAll(), terminated('ru-01', 1, 1));
+    h.feed(killAccepted('kill-2', [['ru-01']], { pods: { 'ru-01': 2 } }));
+    expect(h.shard.openCommand('kill-2')!.pending).toEqual([uuidOf('ru-01')]);
+    h.feed(booted('boot-2', 'ru-01', 2), terminated('ru-01', 143, 2));
+    expect(exits(h.completions().find((c) => c.commandId === 'kill-2')!)).toEqual({
+      'ru-01': ['DEAD', 143],
+    });
+  });
+
+  it('still waits for a pod of a flushed process that kpm never saw end', () => {
+    const h = new Harness().feed(
+      ...bootAll(),
+      terminated('ru-01', 0),
+      flush,
+      killAccepted('kill-3', [['ru-01']], { pods: { 'ru-01': 2 } }),
+    );
+    expect(h.shard.openCommand('kill-3')!.pending).toEqual([uuidOf('ru-01')]);
+    h.tick(60_000);
+    expect(h.completions().find((c) => c.commandId === 'kill-3')).toMatchObject({
+      status: 'timed_out',
+      errors: [{ message: '1 of 1 processes still pending after 60 s (0 ended)' }],
+    });
+  });
+});
+
 describe('StateShard: restore', () => {
   /** A crashed shard's committed output, restored into a new one that replays the facts. */
   function restoreFrom(before: Harness, replay: KpmEvent[]): Harness {
@@ -622,7 +703,10 @@ describe('StateShard: restore', () => {
     after.now = before.now;
     after.shard.beginRestore();
     for (const c of before.completions()) after.shard.markCompleted(c.commandId);
-    for (const e of before.effects) if (e.kind === 'process') after.shard.table.load(e.instance);
+    for (const e of before.effects) {
+      if (e.kind === 'process') after.shard.table.load(e.instance);
+      if (e.kind === 'tombstone') after.shard.table.forget(e.uuid);
+    }
     after.feed(...replay);
     after.effects.push(...after.shard.endRestore());
     return after;
@@ -683,5 +767,40 @@ describe('StateShard: restore', () => {
     expect(after.shard.openCommand('kill-9')!.pending).toEqual([uuidOf('ru-01')]);
     expect(after.shard.table.get(uuidOf('ru-01'))).toMatchObject({ podUid: podOf('ru-01', 2) });
     expect(instance('ru-01', 2).podUid).toBe(podOf('ru-01', 2));
+  });
+
+  it('restores a terminate that met a flushed end, and completes it once', () => {
+    const history = [
+      ...bootAll(),
+      terminated('ru-01', -1, 1, SESSION, 'ErrImagePull'),
+      command(CommandType.flush, 'flush-1', {}),
+      killAccepted('term-1', [NAMES], {
+        kind: 'terminate',
+        pods: { 'ru-01': 1, 'ru-02': 1, 'ru-03': 1 },
+      }),
+      terminated('ru-02', 143),
+    ];
+    const before = new Harness().feed(...history);
+    expect(before.shard.openCommand('term-1')!.pending).toEqual([uuidOf('ru-03')]);
+    const after = restoreFrom(before, history);
+    expect(after.completions()).toEqual([]);
+    expect(after.shard.openCommand('term-1')!.pending).toEqual([uuidOf('ru-03')]);
+    expect(after.shard.table.get(uuidOf('ru-01'))).toBeUndefined();
+    after.feed(terminated('ru-03', 143));
+    expect(after.completions()).toMatchObject([{ commandId: 'term-1', status: 'succeeded' }]);
+    after.tick(3_600_000);
+    expect(after.completions()).toHaveLength(1);
+  });
+
+  it('after a restore, a flushed end is still not waited for', () => {
+    const history = [
+      bootAccepted('boot-1', ['ru-01']),
+      booted('boot-1', 'ru-01'),
+      terminated('ru-01', -1, 1, SESSION, 'ErrImagePull'),
+      command(CommandType.flush, 'flush-1', {}),
+    ];
+    const after = restoreFrom(new Harness().feed(...history), history);
+    after.feed(killAccepted('term-1', [['ru-01']], { kind: 'terminate', pods: { 'ru-01': 1 } }));
+    expect(after.completions()).toMatchObject([{ commandId: 'term-1', status: 'succeeded' }]);
   });
 });

@@ -15,7 +15,7 @@ import {
 } from 'class-validator';
 import { LIMITS } from '../commands/limits';
 import { KILL_KINDS, ROLES, type KillKind, type Role } from '../event-types';
-import { IsSeconds, IsTreeId, IsUuidStages } from '../validation/rules';
+import { IsSeconds, IsStringMap, IsTreeId, IsUuidStages } from '../validation/rules';
 import { ProcessInstance } from './process-instance';
 
 /** Facts about a command start with its id (the command's CloudEvent id). */
@@ -102,6 +102,16 @@ export class KillAccepted extends CommandFact {
   /** drunc's shutdown order; empty stages are omitted (see `shutdownStages`). */
   @IsUuidStages()
   stages!: string[][];
+
+  /**
+   * The pod each staged uuid had in the cluster when the kill was accepted, by uuid: the pod the
+   * kill deletes and waits for. A pod whose end is already recorded — even for a process flushed
+   * since — is not waited for again. Absent in facts of older boot-workers: the state service
+   * then aims at the pod its own history says is current.
+   */
+  @IsOptional()
+  @IsStringMap('isPodUidMap')
+  podUids?: Record<string, string>;
 
   @IsSeconds(LIMITS.maxGracePeriodSeconds)
   gracePeriodSeconds!: number;

@@ -168,7 +168,8 @@ export function IsDataMount(options?: ValidationOptions): PropertyDecorator {
 
 /** How a map's keys and values are checked; the name doubles as the JSON Schema key. */
 export interface StringMapRule {
-  name: 'isEnvMap' | 'isLabelMap' | 'isAnnotationMap' | 'isQuantityMap' | 'isHeaderMap';
+  name:
+    'isEnvMap' | 'isLabelMap' | 'isAnnotationMap' | 'isQuantityMap' | 'isHeaderMap' | 'isPodUidMap';
   keys: RegExp;
   keyMessage: string;
   values?: RegExp;
@@ -212,6 +213,14 @@ export const STRING_MAP_RULES: Record<StringMapRule['name'], StringMapRule> = {
     keys: /^.{1,256}$/s,
     keyMessage: 'is not a header name of 1 to 256 characters',
     maxEntries: 256,
+  },
+  isPodUidMap: {
+    name: 'isPodUidMap',
+    keys: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+    keyMessage: 'is not a process uuid',
+    values: /^[-0-9A-Za-z]{1,128}$/,
+    valueMessage: 'is not a pod uid (1 to 128 letters, digits and "-")',
+    maxEntries: 100_000,
   },
 };
 

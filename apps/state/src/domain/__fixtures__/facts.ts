@@ -94,8 +94,11 @@ export function killAccepted(
     timeoutSeconds?: number;
     progressTimeoutSeconds?: number;
     at?: number;
+    /** The pod the boot-worker found for each name, by its life (`podUids`). */
+    pods?: Record<string, number>;
   } = {},
 ): KpmEvent {
+  const pods = Object.entries(options.pods ?? {});
   return buildEvent({
     id: eventId('kill-accepted', commandId),
     type: ProcessEventType.killAccepted,
@@ -107,6 +110,11 @@ export function killAccepted(
       kind: options.kind ?? 'kill',
       session: SESSION,
       stages: stages.map((stage) => stage.map(uuidOf)),
+      ...(pods.length === 0
+        ? {}
+        : {
+            podUids: Object.fromEntries(pods.map(([n, life]) => [uuidOf(n), podOf(n, life)])),
+          }),
       gracePeriodSeconds: 30,
       timeoutSeconds: options.timeoutSeconds ?? 60,
       ...(options.progressTimeoutSeconds === undefined
@@ -116,7 +124,13 @@ export function killAccepted(
   });
 }
 
-export function terminated(name: string, exitCode: number, life = 1, session = SESSION): KpmEvent {
+export function terminated(
+  name: string,
+  exitCode: number,
+  life = 1,
+  session = SESSION,
+  reason?: string,
+): KpmEvent {
   const podUid = podOf(name, life);
   return buildEvent({
     id: eventId('termination', podUid),
@@ -133,7 +147,7 @@ export function terminated(name: string, exitCode: number, life = 1, session = S
       podName: name,
       podUid,
       exitCode,
-      reason: exitCode === 143 ? 'Error' : exitCode === 0 ? 'Completed' : 'Error',
+      reason: reason ?? (exitCode === 0 ? 'Completed' : 'Error'),
       ...(exitCode > 128 ? { signal: exitCode - 128 } : {}),
       phase: 'Failed',
       observedAt: new Date(T0 + 20_000).toISOString(),
