@@ -26,6 +26,12 @@ export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalSt
   return new LocalStack(components);
 }
 
+/** The stack's real node alone: its faults (`kpm stack node …`) and its start. */
+export function stackRealNode(): RealNode {
+  const kube = new KubeStack();
+  return new RealNode({ endpoint: () => kube.endpoint() });
+}
+
 /**
  * KPM_STACK_SECURE=1: the secured broker (SASL_SSL, ACLs) on its own ports instead;
  * KPM_KAFKA_BROKERS_COUNT > 1: a KRaft cluster of that many brokers instead of one.

@@ -3,10 +3,13 @@ import { printJson } from '../output';
 import { addDownCommand, addStatusCommand } from './local-group';
 
 /** Loaded when a stack command runs: the other commands start faster without the stack. */
-function defaultStack() {
+function stackModule() {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const module = require('../local/local-stack') as typeof import('../local/local-stack');
-  return module.defaultStack();
+  return require('../local/local-stack') as typeof import('../local/local-stack');
+}
+
+function defaultStack() {
+  return stackModule().defaultStack();
 }
 
 export function registerStackCommands(program: Command): void {
@@ -40,4 +43,47 @@ export function registerStackCommands(program: Command): void {
     },
     () => defaultStack().status(),
   );
+  registerNodeFaults(stack);
 }
+
+/**
+ * The real node's faults, for the fault tests: each acts only on the daemon `up` started (its
+ * pid in the run directory), never on another kubelet or containerd of the host.
+ */
+function registerNodeFaults(stack: Command): void {
+  const node = stack
+    .command('node')
+    .description("the real node's kubelet and containerd: faults for tests, and starting again");
+  const faults: Array<[string, string, (n: RealNodeFaults) => Promise<number | void>]> = [
+    ['kill-kubelet', 'SIGKILL the kubelet (a crash); its containers go on', (n) => n.killKubelet()],
+    ['stop-kubelet', 'SIGTERM the kubelet and wait until it exited', (n) => n.stopKubelet()],
+    [
+      'stop-containerd',
+      'SIGTERM containerd alone: its shims keep the containers running',
+      (n) => n.stopContainerd(),
+    ],
+    [
+      'restart-containerd',
+      'stop containerd (its shims and containers go on), start it again, wait until the node is Ready',
+      (n) => n.restartContainerd(),
+    ],
+    [
+      'start',
+      'start what of the node is stopped (containerd, the kubelet), wait until it is Ready',
+      (n) => n.start(),
+    ],
+  ];
+  for (const [name, description, act] of faults) {
+    node
+      .command(name)
+      .description(description)
+      .action(async () => {
+        const started = Date.now();
+        const pid = await act(stackModule().stackRealNode());
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        console.error(`kpm stack node: ${name}${pid ? ` (pid ${pid})` : ''} in ${seconds} s`);
+      });
+  }
+}
+
+type RealNodeFaults = ReturnType<ReturnType<typeof stackModule>['stackRealNode']>;

@@ -1,2 +1,2 @@
 /** The embedded stack, behind a relative module so commands can load it only when they run. */
-export { defaultStack } from '@kpm/stack';
+export { defaultStack, stackRealNode } from '@kpm/stack';

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
+import { waitUntilDead, type Daemon } from '../daemon';
 import { withFileLock } from '../file-lock';
 import { ensureNodeImages, type NodeImages } from '../images';
 import { ensureGoInstall, goBinaryPath, type Progress } from '../kube/go-build';
@@ -96,6 +97,48 @@ export class RealNode implements StackComponent {
       endpoint: `https://${this.layout.nodeIp}:${this.layout.kubeletPort}`,
       detail: parts.join('; '),
     };
+  }
+
+  // ---- faults, for the tests (`kpm stack node …`): only the daemons `up` started ----------
+
+  /**
+   * SIGKILLs the kubelet `up` started (its pid in the run directory), as a crash: its pods'
+   * containers go on under containerd; the API server hears nothing from the node until
+   * `start`. Returns the pid killed.
+   */
+  async killKubelet(): Promise<number> {
+    return withFileLock('node', () => killOnly(this.kubelet.daemon, 'SIGKILL'));
+  }
+
+  /** SIGTERMs the kubelet `up` started and waits until it exited; its containers go on. */
+  async stopKubelet(): Promise<number> {
+    return withFileLock('node', () => killOnly(this.kubelet.daemon, 'SIGTERM'));
+  }
+
+  /**
+   * SIGTERMs the containerd `up` started, alone: the shims, each in a process group of its own,
+   * keep the containers running and hold their exits until containerd is back (`start`).
+   */
+  async stopContainerd(): Promise<number> {
+    return withFileLock('node', () => killOnly(this.containerd.daemon, 'SIGTERM'));
+  }
+
+  /**
+   * Stops the containerd `up` started (SIGTERM to it alone: the shims, each in a process group
+   * of its own, keep the containers running), then starts it again and waits for the node to be
+   * Ready, as `start`. Returns the pid stopped.
+   */
+  async restartContainerd(): Promise<number> {
+    return withFileLock('node', async () => {
+      const pid = await killOnly(this.containerd.daemon, 'SIGTERM');
+      await this.upLocked();
+      return pid;
+    });
+  }
+
+  /** Starts what of the node is stopped (containerd, the kubelet) and waits until it is Ready. */
+  async start(): Promise<void> {
+    await withFileLock('node', () => this.upLocked());
   }
 
   private async upLocked(): Promise<StackEnv> {
@@ -206,4 +249,20 @@ export class RealNode implements StackComponent {
     const config = `runtime-endpoint: ${endpoint}\nimage-endpoint: ${endpoint}\n`;
     writeFileSync(join(this.layout.dir, 'crictl.yaml'), config);
   }
+}
+
+/**
+ * Sends `signal` to the daemon's own pid (never its process group, nor anything else), and
+ * waits until it exited. Refuses when it is not running: there is nothing of the stack's to stop.
+ */
+async function killOnly(daemon: Daemon, signal: 'SIGKILL' | 'SIGTERM'): Promise<number> {
+  const pid = daemon.pid();
+  if (pid === undefined) {
+    throw new Error(`kpm: ${daemon.name} is not running (no live pid in ${daemon.pidFile})`);
+  }
+  process.kill(pid, signal);
+  if (!(await waitUntilDead(pid, 30_000))) {
+    throw new Error(`kpm: ${daemon.name} (pid ${pid}) still runs 30 s after ${signal}`);
+  }
+  return pid;
 }
