@@ -37,6 +37,8 @@ const common = {
 const SERIAL_SUITES = [
   // Takes the real node down and up again.
   'real-node-host',
+  // Kills and stops the real node's kubelet and containerd.
+  'real-node-faults',
   // `kpm services up|down`: the default topic prefix, consumer groups and ports.
   'cli',
   // kpm's own Deployments in kpm-system on the real node, under the default prefix and groups.

@@ -1,0 +1,263 @@
+/**
+ * The real node's faults, survived (issue #30): the kubelet SIGKILLed mid-session and started
+ * again, containerd stopped mid-session and started again, a real OOM kill, and the ends kpm
+ * recorded before a `flush` that a `terminate` must not wait for again. Each fault is caused with
+ * the stack's own commands (`stackRealNode()`, `kpm stack node …`), which signal only the daemons
+ * the stack started; the node is brought back after each, and in `afterAll` whatever happens.
+ *
+ * The suite takes the node's kubelet and containerd down: it is in SERIAL_SUITES. It prints the
+ * fault timings it measured (docs/operations.md, "The real node's faults").
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
+import { eventually } from '@kpm/common';
+import {
+  ProcessEventType,
+  terminationEventId,
+  topicName,
+  type CommandCompleted,
+  type ProcessSpec,
+} from '@kpm/contracts';
+import { stackRealNode } from '@kpm/stack';
+import { KpmTrio } from '../support/kpm-trio';
+import { PodTimeline } from '../support/pod-timeline';
+import { realNode, realNodeBootEnv, standin } from '../support/real-node';
+import { stackEnv } from '../support/stack-env';
+import { terminationOf, terminationsSeen } from '../support/terminations';
+import { TopicProbe } from '../support/topic-probe';
+
+jest.setTimeout(240_000);
+
+const target = realNode();
+const node = stackRealNode();
+const marker = `faults-${randomBytes(3).toString('hex')}`;
+const kubeconfig = new KubeConfig();
+let core: CoreV1Api;
+let h: KpmTrio;
+let client: ProcessManagerClient;
+let probe: TopicProbe;
+const timelines: PodTimeline[] = [];
+/** What the suite measured, printed at the end. */
+const timings: Record<string, number> = {};
+
+/** A process on the real node; `tag` is an argument the stand-in ignores, found in /proc. */
+const onNode = (name: string, treeId: string, ...args: string[]): ProcessSpec => ({
+  name,
+  treeId,
+  executableAndArguments: standin(...args, `${marker}-${name}`),
+  restriction: { allowedHosts: [target.node] },
+});
+/** Runs until stopped; SIGTERM or drunc's preStop SIGQUIT ends it with 7. */
+const steady = (name: string, treeId = '1.1.1') =>
+  onNode(name, treeId, '--term-exit', '7', '--quit-exit', '7');
+
+beforeAll(async () => {
+  h = await KpmTrio.start('faults', {
+    ...realNodeBootEnv(target),
+    // A kill's grace period: the stand-ins end on SIGTERM at once.
+    KPM_KILL_TIMEOUT_SECONDS: '5',
+  });
+  client = connectProcessManager({
+    brokers: stackEnv().brokers,
+    topicPrefix: h.prefix,
+    user: 'alice',
+  });
+  probe = await new TopicProbe(stackEnv().brokers, [
+    topicName('terminations', h.prefix),
+    topicName('process-events', h.prefix),
+  ]).start();
+  kubeconfig.loadFromFile(stackEnv().kubeconfig!);
+  core = kubeconfig.makeApiClient(CoreV1Api);
+}, 180_000);
+
+afterAll(async () => {
+  // Whatever failed, the node comes back for the suites after this one.
+  await node.start();
+  for (const timeline of timelines) timeline.stop();
+  await probe?.stop();
+  await client?.close();
+  await h?.close();
+  console.log(`real-node fault timings (ms): ${JSON.stringify(timings, null, 2)}`);
+}, 180_000);
+
+/** Boots `processes` in a new session of the suite, each waited for until its container runs. */
+async function bootRunning(name: string, processes: ProcessSpec[]) {
+  const session = h.session(name);
+  const timeline = await new PodTimeline(kubeconfig, session).start();
+  timelines.push(timeline);
+  const booted = await client.boot({ session, user: 'alice', processes }, { wait: true });
+  const pods = Object.fromEntries(
+    booted.completion!.processes.map((p) => [p.description.metadata.name, p.podUid]),
+  );
+  return { session, timeline, pods };
+}
+
+function waitRunning(timeline: PodTimeline, names: string[]): Promise<number[]> {
+  return Promise.all(
+    names.map((name) =>
+      timeline.waitFor(`${name} Running`, (m) => m.name === name && m.phase === 'Running'),
+    ),
+  );
+}
+
+/** The terminations published for `podUid` so far (its record id derives from the uid). */
+const recordsOf = (podUid: string) =>
+  terminationsSeen(probe).filter((t) => t.id === terminationEventId(podUid));
+
+/** Whether a process of this suite named `name` runs on the host (its ignored argument). */
+function runs(name: string): boolean {
+  const tag = `${marker}-${name}`;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(tag)) return true;
+    } catch {
+      // it ended while we looked
+    }
+  }
+  return false;
+}
+
+const exitsOf = (completion: CommandCompleted) =>
+  Object.fromEntries(
+    completion.processes.map((p) => [
+      p.description.metadata.name,
+      [p.statusCode, p.returnCode, p.reason],
+    ]),
+  );
+
+describe('ends recorded before a flush are not waited for again', () => {
+  it('an image that cannot be pulled, and a process that exited: flush, then terminate completes succeeded', async () => {
+    const { session, timeline, pods } = await bootRunning('pull', [
+      { ...onNode('unpullable', '1.1.1'), image: 'kpm.invalid/nowhere:missing' },
+      onNode('exited', '1.1.2', '--exit', '3', '--after', '1s'),
+      steady('steady', '1.1.3'),
+    ]);
+    await waitRunning(timeline, ['steady']);
+    const pulled = await terminationOf(probe, pods.unpullable, 60_000);
+    expect([pulled.data.exitCode, pulled.data.reason]).toEqual([-1, 'ErrImagePull']);
+    const exited = await terminationOf(probe, pods.exited, 60_000);
+    expect([exited.data.exitCode, exited.data.reason]).toEqual([3, 'Error']);
+
+    // Their pods stay (kpm deletes a pod only when told to), their ends recorded.
+    const listed = await core.listNamespacedPod({ namespace: session });
+    expect(listed.items.map((p) => p.metadata!.name).sort()).toEqual([
+      'exited',
+      'steady',
+      'unpullable',
+    ]);
+    const flushed = await client.flush({ session }, { wait: true });
+    expect(flushed.completion!.processes.map((p) => p.description.metadata.name).sort()).toEqual([
+      'exited',
+      'unpullable',
+    ]);
+
+    const started = Date.now();
+    const terminated = await client.terminate({ session, user: 'alice' }, { wait: true });
+    timings.terminateAfterFlushMs = Date.now() - started;
+    expect(terminated.completion!.status).toBe('succeeded');
+    expect(exitsOf(terminated.completion!)).toEqual({ steady: ['DEAD', 7, 'Error'] });
+    // The terminate did aim at the flushed processes' pods, and did not wait for them.
+    const accepted = probe
+      .events(ProcessEventType.killAccepted)
+      .find((e) => e.data.commandId === terminated.commandId)!;
+    expect(Object.values(accepted.data.podUids as Record<string, string>).sort()).toEqual(
+      [pods.unpullable, pods.exited, pods.steady].sort(),
+    );
+    expect(recordsOf(pods.unpullable)).toHaveLength(1);
+    expect(recordsOf(pods.exited)).toHaveLength(1);
+  });
+
+  it("drunc's shell: restart a process, kill it at once, flush, terminate the session: succeeded", async () => {
+    const { session, timeline, pods } = await bootRunning('restart', [
+      steady('app-1', '1.1.1'),
+      steady('app-2', '1.1.2'),
+      steady('app-3', '1.1.3'),
+    ]);
+    await waitRunning(timeline, ['app-1', 'app-2', 'app-3']);
+    const restarted = await client.restart({ session, names: ['^app-1$'] }, { wait: true });
+    const again = restarted.completion!.processes[0].podUid;
+    expect(again).not.toBe(pods['app-1']);
+    const killed = await client.kill({ query: { session, names: ['^app-1$'] } }, { wait: true });
+    const [ended] = killed.completion!.processes;
+    console.log(`app-1's new pod, killed at once after its restart: ${ended.reason}`);
+    expect(ended.podUid).toBe(again);
+    expect(ended.statusCode).toBe('DEAD');
+    expect(recordsOf(again)).toHaveLength(1);
+
+    await client.flush({ session, names: ['^app-1$'] }, { wait: true });
+    const terminated = await client.terminate({ session, user: 'alice' }, { wait: true });
+    expect(terminated.completion!.status).toBe('succeeded');
+    expect(exitsOf(terminated.completion!)).toEqual({
+      'app-2': ['DEAD', 7, 'Error'],
+      'app-3': ['DEAD', 7, 'Error'],
+    });
+  });
+});
+
+it('a process above its memory limit ends OOMKilled, 137', async () => {
+  const { pods } = await bootRunning('oom', [
+    { ...onNode('hog', '1.1.1', '--memory', '256Mi'), resources: { limits: { memory: '64Mi' } } },
+  ]);
+  const ended = await terminationOf(probe, pods.hog, 60_000);
+  expect([ended.data.exitCode, ended.data.reason, ended.data.signal]).toEqual([
+    137,
+    'OOMKilled',
+    9,
+  ]);
+});
+
+/**
+ * The fault's promises: the process that ended while the daemon was away is reported once, with
+ * its real exit code, once the node is back; the one still running is never reported dead; a
+ * later kill of it completes.
+ */
+describe.each([
+  ['the kubelet SIGKILLed', 'kubelet', () => node.killKubelet()],
+  ['containerd stopped', 'containerd', () => node.stopContainerd()],
+])('%s mid-session, then started again', (_title, daemon, fault) => {
+  it('reports the end that happened meanwhile once, with its exit code; never the running one', async () => {
+    const { session, timeline, pods } = await bootRunning(daemon, [
+      steady('steady', '1.1.1'),
+      onNode('brief', '1.1.2', '--exit', '3', '--after', '8s'),
+    ]);
+    await waitRunning(timeline, ['steady', 'brief']);
+    expect(recordsOf(pods.brief)).toEqual([]); // it runs for 8 s more
+
+    let back = false;
+    try {
+      await fault();
+      const away = Date.now();
+      await eventually(() => !runs('brief'), {
+        what: `brief's exit while ${daemon} was away`,
+        timeoutMs: 30_000,
+      });
+      expect(recordsOf(pods.brief)).toEqual([]); // nobody could tell
+      expect(recordsOf(pods.steady)).toEqual([]);
+      const starting = Date.now();
+      await node.start();
+      back = true;
+      timings[`${daemon}DownMs`] = Date.now() - away;
+      timings[`${daemon}StartToReadyMs`] = Date.now() - starting;
+      const ended = await terminationOf(probe, pods.brief, 60_000);
+      timings[`${daemon}StartToEndPublishedMs`] = Date.now() - starting;
+      expect([ended.data.exitCode, ended.data.reason]).toEqual([3, 'Error']);
+    } finally {
+      if (!back) await node.start();
+    }
+
+    // The kubelet has reported the node's containers again: steady is still running.
+    const [row] = await client.ps({ session, names: ['^steady$'] });
+    expect(row.statusCode).toBe('RUNNING');
+    expect(runs('steady')).toBe(true);
+    const started = Date.now();
+    const killed = await client.kill({ query: { session, names: ['^steady$'] } }, { wait: true });
+    timings[`${daemon}LaterKillMs`] = Date.now() - started;
+    expect(exitsOf(killed.completion!)).toEqual({ steady: ['DEAD', 7, 'Error'] });
+    expect(recordsOf(pods.brief)).toHaveLength(1);
+    expect(recordsOf(pods.steady)).toHaveLength(1);
+    await client.terminate({ session, user: 'alice' }, { wait: true });
+  });
+});
