@@ -14,6 +14,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import { eventually } from '@kpm/common';
 import {
+  CompletionType,
   ProcessEventType,
   terminationEventId,
   topicName,
@@ -67,6 +68,7 @@ beforeAll(async () => {
   probe = await new TopicProbe(stackEnv().brokers, [
     topicName('terminations', h.prefix),
     topicName('process-events', h.prefix),
+    topicName('completions', h.prefix),
   ]).start();
   kubeconfig.loadFromFile(stackEnv().kubeconfig!);
   core = kubeconfig.makeApiClient(CoreV1Api);
@@ -118,6 +120,16 @@ function runs(name: string): boolean {
     }
   }
   return false;
+}
+
+/** The completion of a command sent without waiting. */
+async function completionOf(commandId: string): Promise<CommandCompleted> {
+  const record = await probe.waitFor(
+    (r) =>
+      r.event?.type === CompletionType.commandCompleted && r.event.data.commandId === commandId,
+    60_000,
+  );
+  return record.event!.data as unknown as CommandCompleted;
 }
 
 const exitsOf = (completion: CommandCompleted) =>
@@ -177,14 +189,19 @@ describe('ends recorded before a flush are not waited for again', () => {
       steady('app-3', '1.1.3'),
     ]);
     await waitRunning(timeline, ['app-1', 'app-2', 'app-3']);
-    const restarted = await client.restart({ session, names: ['^app-1$'] }, { wait: true });
-    const again = restarted.completion!.processes[0].podUid;
+    // Both sent at once: the session's lane runs the kill as soon as the restart has created
+    // the new pod, before the real node has started it (drunc's shell, a quick hand).
+    const restart = await client.restart({ session, names: ['^app-1$'] });
+    const kill = await client.kill({ query: { session, names: ['^app-1$'] } });
+    const restarted = await completionOf(restart.commandId);
+    expect(restarted.status).toBe('succeeded');
+    const again = restarted.processes[0].podUid;
     expect(again).not.toBe(pods['app-1']);
-    const killed = await client.kill({ query: { session, names: ['^app-1$'] } }, { wait: true });
-    const [ended] = killed.completion!.processes;
-    console.log(`app-1's new pod, killed at once after its restart: ${ended.reason}`);
-    expect(ended.podUid).toBe(again);
-    expect(ended.statusCode).toBe('DEAD');
+    const killed = await completionOf(kill.commandId);
+    expect(killed.status).toBe('succeeded');
+    const [ended] = killed.processes;
+    console.log(`app-1's new pod, killed as the restart created it: ${ended.reason}`);
+    expect([ended.podUid, ended.statusCode]).toEqual([again, 'DEAD']);
     expect(recordsOf(again)).toHaveLength(1);
 
     await client.flush({ session, names: ['^app-1$'] }, { wait: true });
@@ -239,10 +256,13 @@ describe.each([
       const starting = Date.now();
       await node.start();
       back = true;
-      timings[`${daemon}DownMs`] = Date.now() - away;
-      timings[`${daemon}StartToReadyMs`] = Date.now() - starting;
+      const started = Date.now();
+      timings[`${daemon}DownMs`] = started - away;
+      timings[`${daemon}StartCommandMs`] = started - starting;
       const ended = await terminationOf(probe, pods.brief, 60_000);
-      timings[`${daemon}StartToEndPublishedMs`] = Date.now() - starting;
+      timings[`${daemon}StartedToEndPublishedMs`] = Date.now() - started;
+      // How late kpm told an end that happened while the node could not: since the exit.
+      timings[`${daemon}ExitToEndPublishedMs`] = Date.now() - Date.parse(ended.data.finishedAt!);
       expect([ended.data.exitCode, ended.data.reason]).toEqual([3, 'Error']);
     } finally {
       if (!back) await node.start();
