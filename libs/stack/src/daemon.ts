@@ -79,6 +79,23 @@ export class Daemon {
     rmSync(this.pidFile, { force: true });
   }
 
+  /**
+   * Sends `signal` to this daemon's own pid — not its process group (a containerd's shims go on),
+   * nor any other process — and waits until it exited; returns the pid. Refuses, naming the pid
+   * file, when it is not running: there is nothing of ours to signal.
+   */
+  async signalAndWait(signal: 'SIGKILL' | 'SIGTERM', timeoutMs = 30_000): Promise<number> {
+    const pid = this.pid();
+    if (pid === undefined) {
+      throw new Error(`kpm: ${this.name} is not running (no live pid in ${this.pidFile})`);
+    }
+    process.kill(pid, signal);
+    if (!(await waitUntilDead(pid, timeoutMs))) {
+      throw new Error(`kpm: ${this.name} (pid ${pid}) still runs ${timeoutMs} ms after ${signal}`);
+    }
+    return pid;
+  }
+
   /** The last lines of the log, for error messages when a start fails. */
   tail(lines = 30): string {
     if (!existsSync(this.logFile)) return '';

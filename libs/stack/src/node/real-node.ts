@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
-import { waitUntilDead, type Daemon } from '../daemon';
 import { withFileLock } from '../file-lock';
 import { ensureNodeImages, type NodeImages } from '../images';
 import { ensureGoInstall, goBinaryPath, type Progress } from '../kube/go-build';
@@ -107,12 +106,12 @@ export class RealNode implements StackComponent {
    * `start`. Returns the pid killed.
    */
   async killKubelet(): Promise<number> {
-    return withFileLock('node', () => killOnly(this.kubelet.daemon, 'SIGKILL'));
+    return withFileLock('node', () => this.kubelet.daemon.signalAndWait('SIGKILL'));
   }
 
   /** SIGTERMs the kubelet `up` started and waits until it exited; its containers go on. */
   async stopKubelet(): Promise<number> {
-    return withFileLock('node', () => killOnly(this.kubelet.daemon, 'SIGTERM'));
+    return withFileLock('node', () => this.kubelet.daemon.signalAndWait('SIGTERM'));
   }
 
   /**
@@ -120,7 +119,7 @@ export class RealNode implements StackComponent {
    * keep the containers running and hold their exits until containerd is back (`start`).
    */
   async stopContainerd(): Promise<number> {
-    return withFileLock('node', () => killOnly(this.containerd.daemon, 'SIGTERM'));
+    return withFileLock('node', () => this.containerd.daemon.signalAndWait('SIGTERM'));
   }
 
   /**
@@ -130,7 +129,7 @@ export class RealNode implements StackComponent {
    */
   async restartContainerd(): Promise<number> {
     return withFileLock('node', async () => {
-      const pid = await killOnly(this.containerd.daemon, 'SIGTERM');
+      const pid = await this.containerd.daemon.signalAndWait('SIGTERM');
       await this.upLocked();
       return pid;
     });
@@ -249,20 +248,4 @@ export class RealNode implements StackComponent {
     const config = `runtime-endpoint: ${endpoint}\nimage-endpoint: ${endpoint}\n`;
     writeFileSync(join(this.layout.dir, 'crictl.yaml'), config);
   }
-}
-
-/**
- * Sends `signal` to the daemon's own pid (never its process group, nor anything else), and
- * waits until it exited. Refuses when it is not running: there is nothing of the stack's to stop.
- */
-async function killOnly(daemon: Daemon, signal: 'SIGKILL' | 'SIGTERM'): Promise<number> {
-  const pid = daemon.pid();
-  if (pid === undefined) {
-    throw new Error(`kpm: ${daemon.name} is not running (no live pid in ${daemon.pidFile})`);
-  }
-  process.kill(pid, signal);
-  if (!(await waitUntilDead(pid, 30_000))) {
-    throw new Error(`kpm: ${daemon.name} (pid ${pid}) still runs 30 s after ${signal}`);
-  }
-  return pid;
 }
