@@ -281,3 +281,57 @@ describe.each([
     await client.terminate({ session, user: 'alice' }, { wait: true });
   });
 });
+
+/**
+ * The kubelet stopped (the node cannot act): what kpm reports, and when. The local stack runs no
+ * node-lifecycle controller, so the Node stays Ready and nothing is evicted (docs/operations.md);
+ * a kill still cannot end the process. kpm invents no end: the kill completes timed_out at its
+ * deadline with the process pending — nothing waits forever — and the process's real end is
+ * reported once the kubelet is back and has stopped it.
+ */
+it('the kubelet stopped: a kill times out with the process pending, its real end comes when the kubelet is back', async () => {
+  const { session, timeline, pods } = await bootRunning('stranded', [steady('stranded')]);
+  await waitRunning(timeline, ['stranded']);
+  let back = false;
+  try {
+    await node.stopKubelet();
+    const sent = Date.now();
+    const kill = await client.kill({
+      query: { session, names: ['^stranded$'] },
+      timeoutSeconds: 10,
+    });
+    const done = await completionOf(kill.commandId);
+    timings.strandedKillCompletedMs = Date.now() - sent;
+    expect(done).toMatchObject({
+      status: 'timed_out',
+      errors: [{ message: '1 of 1 processes still pending after 10 s (0 ended)' }],
+    });
+    expect(done.pending).toHaveLength(1);
+    expect(recordsOf(pods.stranded)).toEqual([]); // no end invented
+    const [row] = await client.ps({ session, names: ['^stranded$'] });
+    expect(row.statusCode).toBe('RUNNING');
+
+    const starting = Date.now();
+    await node.start();
+    back = true;
+    const started = Date.now();
+    const ended = await terminationOf(probe, pods.stranded, 60_000);
+    timings.strandedStartedToEndPublishedMs = Date.now() - started;
+    timings.strandedStartCommandMs = started - starting;
+    // Its real exit: SIGTERM (or drunc's preStop SIGQUIT) ends it with 7, unless the kubelet
+    // found the deletion's grace spent and killed it.
+    expect([7, 137]).toContain(ended.data.exitCode);
+    console.log(`the stranded process, stopped once the kubelet was back: ${ended.data.exitCode}`);
+    // The state applies the termination in its own time: ps asks until it has.
+    await eventually(
+      async () => {
+        const [dead] = await client.ps({ session, names: ['^stranded$'] });
+        expect([dead.statusCode, dead.returnCode]).toEqual(['DEAD', ended.data.exitCode]);
+      },
+      { what: 'the stranded process DEAD in the table', timeoutMs: 30_000, everyMs: 500 },
+    );
+  } finally {
+    if (!back) await node.start();
+  }
+  await client.terminate({ session, user: 'alice' }, { wait: true });
+});
