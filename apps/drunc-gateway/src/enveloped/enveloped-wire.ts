@@ -94,20 +94,19 @@ export class EnvelopedWire {
    */
   unpack<T>(data: AnyMessage | null | undefined, type: EnvelopedType): Unpacked<T> {
     const message = this.type(type);
+    const expected = `data: expected an Any of type ${TYPE_URL_PREFIX}${fullName(message)}`;
     const named = data?.type_url ? data.type_url.slice(data.type_url.lastIndexOf('/') + 1) : '';
     if (!data || named !== fullName(message)) {
       const got = data?.type_url ? `an Any of type "${data.type_url}"` : 'no data';
-      return {
-        ok: false,
-        reason: `data: expected an Any of type ${TYPE_URL_PREFIX}${fullName(message)}, got ${got}`,
-      };
+      return { ok: false, reason: `${expected}, got ${got}` };
     }
     try {
       return { ok: true, value: message.toObject(message.decode(data.value), TO_OBJECT) as T };
     } catch (error) {
+      const why = (error as Error).message;
       return {
         ok: false,
-        reason: `data: ${data.value.length} bytes that are no ${fullName(message)} (${(error as Error).message})`,
+        reason: `${expected}, got ${data.value.length} bytes that do not decode as one (${why})`,
       };
     }
   }
