@@ -95,11 +95,11 @@ export class EnvelopedProcessManager {
     );
   }
 
-  /** One Response per log line (drunc's `LogLine`), or one refusal. */
+  /** One Response per log line (drunc's `LogLine`), or one refusal; never rejects. */
   async logs(request: EnvelopedRequest): Promise<EnvelopedResponse[]> {
-    const unpacked = this.wire.unpack<Omit<LogRequest, 'token'>>(request.data, 'LogRequest');
-    if (!unpacked.ok) return [this.answers.badData(request.token, unpacked.reason)];
     try {
+      const unpacked = this.wire.unpack<Omit<LogRequest, 'token'>>(request.data, 'LogRequest');
+      if (!unpacked.ok) return [this.answers.badData(request.token, `logs: ${unpacked.reason}`)];
       const got = await this.pm.logs({ ...unpacked.value, token: request.token });
       if (got.flag !== ResponseFlag.EXECUTED_SUCCESSFULLY) {
         const text = got.lines.join('\n');

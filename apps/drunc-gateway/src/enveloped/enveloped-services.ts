@@ -48,7 +48,7 @@ export function addEnvelopedServices(
       work(call.request, options.answerBy(call)).then(
         (response) => {
           if (response.flag !== ResponseFlag.EXECUTED_SUCCESSFULLY)
-            logger.warn(`enveloped ${rpc}: flag ${response.flag}`);
+            logger.warn(`enveloped ${rpc}: flag ${ResponseFlag[response.flag]}`);
           callback(null, response);
         },
         (error: Error) => callback(error),
