@@ -83,7 +83,8 @@ describe("drunc's enveloped era through the drunc gateway", () => {
 
   it("replays drunc's web UI and v0.10 shell, their bad inputs, and a real-node flow", async () => {
     const base = trio.session('env');
-    for (const suffix of ['ui', 'ui-other', 'shell', 'bad', 'real']) trio.session(`env-${suffix}`);
+    for (const suffix of ['ui', 'ui-other', 'shell', 'bad', 'real', 'real-end'])
+      trio.session(`env-${suffix}`);
     const files = [
       'test_bad_inputs.py',
       'test_real_node.py',
