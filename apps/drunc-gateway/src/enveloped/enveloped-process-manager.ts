@@ -47,23 +47,24 @@ export class EnvelopedProcessManager {
   }
 
   describe(request: EnvelopedRequest): Promise<EnvelopedResponse> {
+    const description = {
+      type: 'process_manager',
+      name: this.name,
+      session: 'no_session',
+      commands: DRUNC_COMMANDS.map((c) => ({
+        ...c,
+        data_type: TAKES[c.name] ?? [...c.data_type],
+        return_type: RETURNS[c.name] ?? c.return_type,
+      })),
+    };
     return this.call('describe', request, null, 'Description', () =>
-      Promise.resolve({
-        type: 'process_manager',
-        name: this.name,
-        session: 'no_session',
-        commands: DRUNC_COMMANDS.map((c) => ({
-          ...c,
-          data_type: TAKES[c.name] ?? [...c.data_type],
-          return_type: RETURNS[c.name] ?? c.return_type,
-        })),
-      }),
+      Promise.resolve(answered(description)),
     );
   }
 
   boot(request: EnvelopedRequest, answerByMs: number): Promise<EnvelopedResponse> {
     return this.call('boot', request, 'BootRequest', 'ProcessInstance', async (boot: BootRequest) =>
-      only(await this.pm.boot({ ...boot, token: request.token }, answerByMs)),
+      answered(only(await this.pm.boot({ ...boot, token: request.token }, answerByMs))),
     );
   }
 
@@ -81,7 +82,7 @@ export class EnvelopedProcessManager {
 
   restart(request: EnvelopedRequest, answerByMs: number): Promise<EnvelopedResponse> {
     const restart = async (query: ProcessQuery) =>
-      only(await this.pm.restart({ ...query, token: request.token }, answerByMs));
+      answered(only(await this.pm.restart({ ...query, token: request.token }, answerByMs)));
     return this.call('restart', request, 'ProcessQuery', 'ProcessInstance', restart);
   }
 
@@ -118,7 +119,7 @@ export class EnvelopedProcessManager {
   ): Promise<EnvelopedResponse> {
     return this.call(rpc, request, 'ProcessQuery', 'ProcessInstanceList', async (query) => {
       const list = await work({ ...(query as ProcessQuery), token: request.token });
-      return { payload: { values: list.values }, flag: list.flag };
+      return answered({ values: list.values }, list.flag);
     });
   }
 
@@ -128,7 +129,7 @@ export class EnvelopedProcessManager {
     request: EnvelopedRequest,
     takes: EnvelopedType | null,
     returns: EnvelopedType,
-    work: (payload: In) => Promise<object | { payload: object; flag: ResponseFlag }>,
+    work: (payload: In) => Promise<Answered>,
   ): Promise<EnvelopedResponse> {
     let payload = undefined as In;
     if (takes) {
@@ -137,15 +138,22 @@ export class EnvelopedProcessManager {
       payload = unpacked.value;
     }
     try {
-      const result = await work(payload);
-      if ('flag' in result && 'payload' in result) {
-        return this.answers.success(returns, result.payload, result.flag);
-      }
-      return this.answers.success(returns, result);
+      const { payload: out, flag } = await work(payload);
+      return this.answers.success(returns, out, flag);
     } catch (error) {
       return this.answers.error(rpc, request.token, error);
     }
   }
+}
+
+/** What a call answers: the payload, and the flag (a kill kpm finished only in part: FAILED). */
+interface Answered {
+  payload: object;
+  flag: ResponseFlag;
+}
+
+function answered(payload: object, flag = ResponseFlag.EXECUTED_SUCCESSFULLY): Answered {
+  return { payload, flag };
 }
 
 /** boot and restart: the era answers the one instance. */
