@@ -1,68 +1,119 @@
-"""Latency of each drunc ProcessManager RPC through kpm's drunc gateway, for a session of N
-processes, measured from the client's side of drunc's calls (driver.py makes them as drunc's
-ProcessManagerDriver does). Prints one JSON document: {N: {rpc: {calls, median_ms, max_ms}}}.
+"""Latency of each drunc ProcessManager RPC through kpm's drunc gateway, in one wire era, for a
+session of N processes, measured from the client's side of drunc's calls (each era's driver.py
+makes them as drunc's driver of that era does). Prints one JSON document:
+{N: {rpc: {calls, median_ms, p99_ms, max_ms}}}.
 
-    python latency.py --sizes 1,100   (KPM_DRUNC_GATEWAY, KPM_TEST_SESSION, KPM_TEST_USER,
-                                       KPM_TEST_NODES as for the Python suite)
+    python latency.py --era current|enveloped --sizes 1,200   (KPM_DRUNC_GATEWAY,
+        KPM_TEST_SESSION, KPM_TEST_USER, KPM_TEST_NODES as for the Python suites)
+
+Per session: describe, ps and logs 20 times each, one boot per process, restart and kill of up to
+5 processes (one uuid a call), flush 5 times, one terminate.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
 from pathlib import Path
 
-SUITE = Path(__file__).resolve().parents[2] / "test" / "support" / "python" / "drunc_gateway"
-sys.path.insert(0, str(SUITE))
-
-from conftest import _generate_stubs  # noqa: E402
-
-STUBS = Path(os.environ.get("TMPDIR", "/tmp")) / f"kpm-drunc-bench-stubs-{os.getpid()}"
-STUBS.mkdir(parents=True, exist_ok=True)
-_generate_stubs(STUBS)
-sys.path.insert(0, str(STUBS))
-
-from druncschema import process_manager_pb2 as pm  # noqa: E402
-
-from driver import ProcessManagerDriver, query  # noqa: E402
-from dune_session import flat_session  # noqa: E402
+SUITES = Path(__file__).resolve().parents[2] / "test" / "support" / "python"
+REPEAT = 20
+ACTIONS = 5
 
 
-def one_session(driver: ProcessManagerDriver, user: str, session: str, nodes: list[str], n: int) -> None:
-    driver.describe()
-    booted = [driver.boot(r).values[0] for r in flat_session(user, session, nodes, n)]
-    driver.ps(query(names=[".*"], session=session))
-    driver.ps(query(user=user, session=session))
-    driver.logs(pm.LogRequest(query=query(uuids=[booted[0].uuid.uuid]), how_far=100))
-    driver.restart(query(uuids=[booted[0].uuid.uuid]))
-    driver.kill(query(names=[f"^{booted[-1].process_description.metadata.name}$"], session=session))
-    driver.flush(query(names=[".*"], session=session))
-    driver.terminate()
-    assert driver.ps(query(user=user, session=session)).values == []
+def load(era: str) -> None:
+    suite = SUITES / ("drunc_gateway" if era == "current" else "drunc_enveloped")
+    sys.path.insert(0, str(suite))
+    from conftest import _generate_stubs
+
+    stubs = Path(os.environ.get("TMPDIR", "/tmp")) / f"kpm-drunc-bench-{era}-stubs-{os.getpid()}"
+    stubs.mkdir(parents=True, exist_ok=True)
+    _generate_stubs(stubs)
+    sys.path.insert(0, str(stubs))
+
+
+def current_session(address: str, user: str, session: str, nodes: list[str], n: int):
+    from druncschema import process_manager_pb2 as pm
+    from driver import ProcessManagerDriver, query
+    from dune_session import flat_session
+
+    driver = ProcessManagerDriver(address, user)
+    try:
+        for _ in range(REPEAT):
+            driver.describe()
+        booted = [driver.boot(r).values[0] for r in flat_session(user, session, nodes, n)]
+        for _ in range(REPEAT):
+            driver.ps(query(names=[".*"], session=session))
+            driver.logs(pm.LogRequest(query=query(uuids=[booted[0].uuid.uuid]), how_far=100))
+        for p in booted[:ACTIONS]:
+            driver.restart(query(uuids=[p.uuid.uuid]))
+        for p in booted[-ACTIONS:]:
+            driver.kill(query(uuids=[p.uuid.uuid]))
+        for _ in range(ACTIONS):
+            driver.flush(query(names=[".*"], session=session))
+        driver.terminate()
+        assert driver.ps(query(user=user, session=session)).values == []
+        return driver.latencies
+    finally:
+        driver.close()
+
+
+def enveloped_session(address: str, user: str, session: str, nodes: list[str], n: int):
+    from druncschema import process_manager_pb2 as pm
+    from driver import ProcessManagerDriver, boot_request, query
+
+    driver = ProcessManagerDriver(address, user)
+    for _ in range(REPEAT):
+        assert driver.describe().ok
+    requests = [boot_request(user, session, nodes[i % len(nodes)], f"app-{i:03d}",
+                             [("daq_application", ["--name", f"app-{i:03d}"])], tree_id=f"0.1.{i}")
+                for i in range(n)]
+    booted = []
+    for r in requests:
+        answer = driver.boot(r)
+        assert answer.ok, answer.text
+        booted.append(answer.data)
+    for _ in range(REPEAT):
+        assert driver.ps(pm.ProcessQuery(names=[".*"])).ok
+        driver.logs(pm.LogRequest(query=query(uuids=[booted[0].uuid.uuid]), how_far=100))
+    for p in booted[:ACTIONS]:
+        assert driver.restart(query(uuids=[p.uuid.uuid])).ok
+    for p in booted[-ACTIONS:]:
+        assert driver.kill(query(uuids=[p.uuid.uuid])).ok
+    for _ in range(ACTIONS):
+        assert driver.flush(query(names=[".*"], session=session)).ok
+    assert driver.terminate(query()).ok
+    assert driver.ps(query(user=user, session=session)).data.values == []
+    return driver.latencies
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="1,100")
+    parser.add_argument("--era", choices=["current", "enveloped"], default="current")
+    parser.add_argument("--sizes", default="1,200")
     args = parser.parse_args()
+    load(args.era)
     address = os.environ["KPM_DRUNC_GATEWAY"].removeprefix("grpc://")
     user, base = os.environ["KPM_TEST_USER"], os.environ["KPM_TEST_SESSION"]
     nodes = os.environ["KPM_TEST_NODES"].split(",")
+    run = current_session if args.era == "current" else enveloped_session
     out: dict[str, dict] = {}
     for n in (int(s) for s in args.sizes.split(",")):
-        driver = ProcessManagerDriver(address, user)
-        try:
-            one_session(driver, user, f"{base}-{n}", nodes, n)
-        finally:
-            driver.close()
         by_rpc: dict[str, list[float]] = {}
-        for rpc, seconds in driver.latencies:
+        for rpc, seconds in run(address, user, f"{base}-{args.era[0]}{n}", nodes, n):
             by_rpc.setdefault(rpc, []).append(seconds * 1000)
         out[str(n)] = {
-            rpc: {"calls": len(ms), "median_ms": round(statistics.median(ms), 1), "max_ms": round(max(ms), 1)}
+            rpc: {"calls": len(ms), "median_ms": round(statistics.median(ms), 1),
+                  "p99_ms": round(p99(ms), 1), "max_ms": round(max(ms), 1)}
             for rpc, ms in by_rpc.items()
         }
     print(json.dumps(out, indent=2))

@@ -1,8 +1,10 @@
 /**
- * `node --require tsx/cjs bench/drunc-gateway/main.ts [sizes]`: each drunc RPC's latency through
- * the drunc gateway for sessions of 1 and 100 processes (default), on the local stack (kwok
- * nodes): the three services in-process, the gateway as its own process, drunc's calls from
- * Python (latency.py). Prints a markdown table.
+ * `node --require tsx/cjs bench/drunc-gateway/main.ts [sizes] [eras]`: each drunc RPC's latency
+ * through the drunc gateway for sessions of 1 and 200 processes (default), in each wire era
+ * (`current,enveloped`: druncschema 1.1.0, and the enveloped era of drunc v0.10 and drunc's web
+ * UI), on the local stack (kwok nodes): the three services in-process, the gateway as its own
+ * process, drunc's calls from Python (latency.py). Prints a markdown table per era: median and
+ * p99 (nearest rank) in ms, and the number of calls.
  */
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -13,7 +15,7 @@ import { stackEnv } from '../../test/support/stack-env';
 
 type Latencies = Record<
   string,
-  Record<string, { calls: number; median_ms: number; max_ms: number }>
+  Record<string, { calls: number; median_ms: number; p99_ms: number; max_ms: number }>
 >;
 
 async function kwokNodes(): Promise<string[]> {
@@ -26,7 +28,8 @@ async function kwokNodes(): Promise<string[]> {
 }
 
 async function main(): Promise<void> {
-  const sizes = process.argv[2] ?? '1,100';
+  const sizes = process.argv[2] ?? '1,200';
+  const eras = (process.argv[3] ?? 'current,enveloped').split(',');
   const python = await projectPython();
   const trio = await KpmTrio.start('gwbench');
   const port = await freePort();
@@ -41,35 +44,46 @@ async function main(): Promise<void> {
   try {
     await gateway.start();
     const base = trio.session('bench');
-    for (const n of sizes.split(',')) trio.session(`bench-${n}`);
-    const run = await runPython(
-      python,
-      join('bench', 'drunc-gateway', 'latency.py'),
-      ['--sizes', sizes],
-      30 * 60_000,
-      {
-        KPM_DRUNC_GATEWAY: `grpc://127.0.0.1:${port}`,
-        KPM_TEST_SESSION: base,
-        KPM_TEST_USER: 'daq-bench',
-        KPM_TEST_NODES: (await kwokNodes()).join(','),
-      },
-    );
-    if (run.code !== 0) throw new Error(`latency.py exited ${run.code}:\n${run.stderr}`);
-    const latencies = JSON.parse(run.stdout) as Latencies;
-    const rpcs = ['describe', 'boot', 'ps', 'logs', 'kill', 'restart', 'flush', 'terminate'];
-    const columns = Object.keys(latencies);
-    console.log(`| rpc | ${columns.map((n) => `${n} process(es): median (max) ms`).join(' | ')} |`);
-    console.log(`| --- | ${columns.map(() => '---').join(' | ')} |`);
-    for (const rpc of rpcs) {
-      const cells = columns.map((n) => {
-        const l = latencies[n][rpc];
-        return l ? `${l.median_ms} (${l.max_ms}) ×${l.calls}` : '—';
-      });
-      console.log(`| ${rpc} | ${cells.join(' | ')} |`);
+    for (const era of eras) {
+      for (const n of sizes.split(',')) trio.session(`bench-${era[0]}${n}`);
+    }
+    const nodes = (await kwokNodes()).join(',');
+    for (const era of eras) {
+      const run = await runPython(
+        python,
+        join('bench', 'drunc-gateway', 'latency.py'),
+        ['--era', era, '--sizes', sizes],
+        30 * 60_000,
+        {
+          KPM_DRUNC_GATEWAY: `grpc://127.0.0.1:${port}`,
+          KPM_TEST_SESSION: base,
+          KPM_TEST_USER: 'daq-bench',
+          KPM_TEST_NODES: nodes,
+        },
+      );
+      if (run.code !== 0) throw new Error(`latency.py exited ${run.code}:\n${run.stderr}`);
+      printTable(era, JSON.parse(run.stdout) as Latencies);
     }
   } finally {
     await gateway.kill('SIGTERM');
     await trio.close();
+  }
+}
+
+function printTable(era: string, latencies: Latencies): void {
+  const rpcs = ['describe', 'boot', 'ps', 'logs', 'kill', 'restart', 'flush', 'terminate'];
+  const columns = Object.keys(latencies);
+  console.log(`\n${era} era\n`);
+  console.log(
+    `| rpc | ${columns.map((n) => `${n} process(es): median / p99 ms (calls)`).join(' | ')} |`,
+  );
+  console.log(`| --- | ${columns.map(() => '---').join(' | ')} |`);
+  for (const rpc of rpcs) {
+    const cells = columns.map((n) => {
+      const l = latencies[n][rpc];
+      return l ? `${l.median_ms} / ${l.p99_ms} (${l.calls})` : '—';
+    });
+    console.log(`| ${rpc} | ${cells.join(' | ')} |`);
   }
 }
 

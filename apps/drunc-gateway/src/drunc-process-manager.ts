@@ -187,6 +187,20 @@ export class DruncProcessManager {
     }
   }
 
+  /**
+   * drunc's SessionManager: every session kpm has processes in, with the user it belongs to
+   * (the user of its processes: a kpm session belongs to the user who booted it).
+   */
+  async sessions(rpc: string): Promise<Array<{ name: string; user: string }>> {
+    const processes = await this.read(rpc, () => this.kpm.ps({}));
+    const owners = new Map<string, string>();
+    for (const p of processes)
+      owners.set(p.description.metadata.session, p.description.metadata.user);
+    return [...owners]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, user]) => ({ name, user }));
+  }
+
   /** kill and terminate: the ended processes leave the list (a flush), and say so. */
   private async killedAnswer(
     rpc: string,

@@ -7,6 +7,7 @@ import { Controller, Inject, Logger } from '@nestjs/common';
 import { GrpcMethod, RpcException } from '@nestjs/microservices';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import { KpmSettings } from '@kpm/config';
+import { answerBy } from './calls/answer-by';
 import { DruncProcessManager } from './drunc-process-manager';
 import { GatewayError } from './errors/gateway-error';
 import { DRUNC_SERVICE } from './wire/proto-files';
@@ -64,12 +65,8 @@ export class ProcessManagerController {
     return this.answer('logs', () => this.pm.logs(request));
   }
 
-  /** The caller's deadline less the margin, or the default wait for a call without one. */
   private answerBy(call: Call): number {
-    const { deadlineMarginMs, defaultDeadlineSeconds } = this.settings.gateway;
-    const deadline = call.getDeadline();
-    const ms = deadline instanceof Date ? deadline.getTime() : Number(deadline);
-    return Number.isFinite(ms) ? ms - deadlineMarginMs : Date.now() + defaultDeadlineSeconds * 1000;
+    return answerBy(call, this.settings.gateway);
   }
 
   private async answer<T>(rpc: string, work: () => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 /**
  * Starts the gateway: HTTP (health, readiness, metrics) like every kpm service, and drunc's
- * ProcessManager on Nest's gRPC transport at `grpc://<gateway.host>:<gateway.port>`, with the
+ * ProcessManager (both wire eras) and the enveloped era's SessionManager on Nest's gRPC transport at `grpc://<gateway.host>:<gateway.port>`, with the
  * keepalive pings of drunc's driver (one every 60 s during a call) accepted.
  */
 import { createServer } from 'node:net';
@@ -10,7 +10,10 @@ import { Transport, type GrpcOptions } from '@nestjs/microservices';
 import type { Server } from '@grpc/grpc-js';
 import type { KpmSettings } from '@kpm/config';
 import { KafkaLifecycle, Readiness, serviceLogger } from '@kpm/service-kit';
+import { answerBy } from './calls/answer-by';
 import { DruncGatewayModule } from './drunc-gateway.module';
+import { DruncProcessManager } from './drunc-process-manager';
+import { addEnvelopedServices } from './enveloped/enveloped-services';
 import { addExtraMethods } from './extra-methods';
 import { DRUNC_PACKAGE, DRUNC_PROTO, LOADER_OPTIONS, protoDir } from './wire/proto-files';
 
@@ -29,7 +32,15 @@ export async function runGateway(settings: KpmSettings): Promise<RunningGateway>
   app.enableShutdownHooks();
   const readiness = app.get(Readiness);
   readiness.expect('grpc');
-  app.connectMicroservice<GrpcOptions>(grpcOptions(settings, port), { inheritAppConfig: true });
+  const enveloped = (server: Server) =>
+    addEnvelopedServices(server, app.get(DruncProcessManager), {
+      name: settings.gateway.name,
+      configurations: settings.gateway.configurations,
+      answerBy: (call) => answerBy(call, settings.gateway),
+    });
+  app.connectMicroservice<GrpcOptions>(grpcOptions(settings, port, enveloped), {
+    inheritAppConfig: true,
+  });
   await app.init();
   await app.startAllMicroservices();
   readiness.set('grpc', true, address);
@@ -40,7 +51,12 @@ export async function runGateway(settings: KpmSettings): Promise<RunningGateway>
   return { app, address };
 }
 
-function grpcOptions(settings: KpmSettings, port: number): GrpcOptions {
+/** drunc's 1.1.0 services through Nest; the extra methods and the enveloped era beside them. */
+function grpcOptions(
+  settings: KpmSettings,
+  port: number,
+  enveloped: (server: Server) => void,
+): GrpcOptions {
   return {
     transport: Transport.GRPC,
     options: {
@@ -54,7 +70,10 @@ function grpcOptions(settings: KpmSettings, port: number): GrpcOptions {
         keepalivePermitWithoutCalls: 1,
         http2MinPingIntervalWithoutDataMs: 10_000,
       },
-      onLoadPackageDefinition: (_definition: unknown, server: Server) => addExtraMethods(server),
+      onLoadPackageDefinition: (_definition: unknown, server: Server) => {
+        addExtraMethods(server);
+        enveloped(server);
+      },
     },
   };
 }

@@ -3,7 +3,7 @@
  * ProcessManager gRPC service, where it reads completions, and its retry rule's window.
  */
 import 'reflect-metadata';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsArray, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 export class GatewayConfig {
   /** gRPC port drunc's clients dial (`grpc://host:port`); 0 picks a free one. */
@@ -52,6 +52,17 @@ export class GatewayConfig {
   @Min(1)
   @Max(86_400)
   defaultDeadlineSeconds = 300;
+
+  /**
+   * The configurations drunc's SessionManager lists (`list_all_configs`, drunc's web UI's
+   * Sessions page): each `<file>:<session id>`, drunc's ConfigKey.
+   */
+  @IsArray()
+  @Matches(/^[^,]+:[^:,]+$/, {
+    each: true,
+    message: 'each of configurations must be "<file>:<session id>"',
+  })
+  configurations: string[] = [];
 }
 
 export const GATEWAY_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
@@ -62,4 +73,13 @@ export const GATEWAY_ENV: ReadonlyArray<[string, string, (raw: string) => unknow
   ['KPM_STATE_TOKEN_FILE', 'gateway.stateTokenFile', String],
   ['KPM_DRUNC_GATEWAY_RETRY_WINDOW_SECONDS', 'gateway.retryWindowSeconds', Number],
   ['KPM_DRUNC_GATEWAY_DEADLINE_MARGIN_MS', 'gateway.deadlineMarginMs', Number],
+  [
+    'KPM_DRUNC_GATEWAY_CONFIGURATIONS',
+    'gateway.configurations',
+    (raw) =>
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+  ],
 ];

@@ -101,6 +101,23 @@ describe('bootPlan', () => {
   });
 });
 
+describe("bootPlan and drunc's localhost", () => {
+  it.each([
+    [['localhost'], undefined],
+    [['127.0.0.1', 'localhost'], undefined],
+    [
+      ['localhost', 'node-2'],
+      ['localhost', 'node-2'],
+    ],
+    [['node-1'], ['node-1']],
+  ])('allowed_hosts %j → kpm allowedHosts %j', (hosts, expected) => {
+    const plan = bootPlan(
+      request((r) => (r.process_restriction = { allowed_hosts: hosts, allowed_host_types: [] })),
+    );
+    expect(plan.ok && plan.value.processes[0].restriction?.allowedHosts).toEqual(expected);
+  });
+});
+
 describe('field paths', () => {
   it.each([
     ['processes[0].name', 'process_description.metadata.name'],

@@ -58,8 +58,16 @@ export function bootPlan(request: BootRequest): Planned<BootPlan> {
   return { ok: true, value: { session: metadata.session!, user, processes: [spec] } };
 }
 
+/**
+ * drunc's `localhost` is the process manager's own host (drunc's newer drivers resolve it before
+ * sending; the enveloped driver's dummy_boot sends it as is). kpm has no host of its own: a
+ * restriction to localhost alone is no restriction, and kpm places the process on a usable node.
+ */
+const OWN_HOST = new Set(['localhost', '127.0.0.1']);
+
 function restrictionOf(request: BootRequest): Pick<BootPlan['processes'][0], 'restriction'> {
-  const hosts = request.process_restriction?.allowed_hosts ?? [];
+  const given = request.process_restriction?.allowed_hosts ?? [];
+  const hosts = given.every((host) => OWN_HOST.has(host)) ? [] : given;
   const dataMount = request.process_restriction?.data_mount;
   if (hosts.length === 0 && dataMount === undefined) return {};
   return {

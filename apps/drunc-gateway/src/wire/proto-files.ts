@@ -34,9 +34,8 @@ export function protoDir(): string {
   return found;
 }
 
-/** A protobufjs root of the given files, imports resolved under {@link protoDir} (google/protobuf built in). */
-export function loadRoot(files: readonly string[]): protobuf.Root {
-  const dir = protoDir();
+/** A protobufjs root of the given files, imports resolved under `dir` (google/protobuf built in). */
+export function loadRoot(files: readonly string[], dir = protoDir()): protobuf.Root {
   const root = new protobuf.Root();
   root.resolvePath = (_origin, target) =>
     target.startsWith('google/protobuf/') || isAbsolute(target) ? target : join(dir, target);

@@ -1,0 +1,88 @@
+/**
+ * The enveloped era's services on the gateway's gRPC server, beside druncschema 1.1.0's on the
+ * same port (the service names differ: `dunedaq.druncschema.ProcessManager` and
+ * `dunedaq.druncschema.SessionManager` against `dunedaq.druncschema.process_manager.…`).
+ * Handlers answer every call with a Response, never a gRPC error (enveloped-answer.ts).
+ */
+import type {
+  handleServerStreamingCall,
+  handleUnaryCall,
+  Server,
+  ServerUnaryCall,
+  ServerWritableStream,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { Logger } from '@nestjs/common';
+import type { DruncProcessManager } from '../drunc-process-manager';
+import { ResponseFlag } from '../wire/drunc-messages';
+import { EnvelopedProcessManager } from './enveloped-process-manager';
+import { EnvelopedSessionManager, NOT_IMPLEMENTED_SESSION_RPCS } from './enveloped-session-manager';
+import { EnvelopedWire, type EnvelopedRequest, type EnvelopedResponse } from './enveloped-wire';
+
+export interface EnvelopedOptions {
+  name: string;
+  /** `<file>:<session id>` of each configuration the SessionManager lists. */
+  configurations: readonly string[];
+  /** When the call must be answered (its deadline less the gateway's margin). */
+  answerBy: (call: ServerUnaryCall<unknown, unknown>) => number;
+}
+
+type Unary = handleUnaryCall<EnvelopedRequest, EnvelopedResponse>;
+const logger = new Logger('drunc-gateway');
+
+export function addEnvelopedServices(
+  server: Server,
+  pm: DruncProcessManager,
+  options: EnvelopedOptions,
+): void {
+  const wire = new EnvelopedWire();
+  const services = wire.services();
+  const era = new EnvelopedProcessManager(pm, wire, options.name);
+  const sessions = new EnvelopedSessionManager(pm, wire, options.name, options.configurations);
+  const unary =
+    (
+      rpc: string,
+      work: (request: EnvelopedRequest, answerByMs: number) => Promise<EnvelopedResponse>,
+    ): Unary =>
+    (call, callback) => {
+      work(call.request, options.answerBy(call)).then(
+        (response) => {
+          if (response.flag !== ResponseFlag.EXECUTED_SUCCESSFULLY)
+            logger.warn(`enveloped ${rpc}: flag ${ResponseFlag[response.flag]}`);
+          callback(null, response);
+        },
+        (error: Error) => callback(error),
+      );
+    };
+  const logs: handleServerStreamingCall<EnvelopedRequest, EnvelopedResponse> = (
+    call: ServerWritableStream<EnvelopedRequest, EnvelopedResponse>,
+  ) => {
+    void era.logs(call.request).then((responses) => {
+      for (const response of responses) call.write(response);
+      call.end();
+    });
+  };
+  const processManager: UntypedServiceImplementation = {
+    describe: unary('describe', (r) => era.describe(r)),
+    boot: unary('boot', (r, by) => era.boot(r, by)),
+    terminate: unary('terminate', (r, by) => era.terminate(r, by)),
+    restart: unary('restart', (r, by) => era.restart(r, by)),
+    kill: unary('kill', (r, by) => era.kill(r, by)),
+    flush: unary('flush', (r, by) => era.flush(r, by)),
+    ps: unary('ps', (r) => era.ps(r)),
+    logs,
+  };
+  const sessionManager: UntypedServiceImplementation = {
+    describe: unary('describe', () => Promise.resolve(sessions.describe())),
+    list_all_sessions: unary('list_all_sessions', (r) => sessions.list_all_sessions(r)),
+    list_all_configs: unary('list_all_configs', () => Promise.resolve(sessions.list_all_configs())),
+    ...Object.fromEntries(
+      NOT_IMPLEMENTED_SESSION_RPCS.map((rpc) => [
+        rpc,
+        unary(rpc, (r) => Promise.resolve(sessions.notImplemented(rpc, r))),
+      ]),
+    ),
+  };
+  server.addService(services.processManager, processManager);
+  server.addService(services.sessionManager, sessionManager);
+}
