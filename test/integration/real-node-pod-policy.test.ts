@@ -43,8 +43,7 @@ const UID = 1234;
 const GID = 2345;
 
 /** The stack's uid and gid for a user no runAsUsers entry maps (alice, here). */
-const [DEFAULT_UID, DEFAULT_GID] =
-  LOCAL_SERVICE_SETTINGS.KPM_DEFAULT_RUN_AS.split(':').map(Number);
+const [DEFAULT_UID, DEFAULT_GID] = LOCAL_SERVICE_SETTINGS.KPM_DEFAULT_RUN_AS.split(':').map(Number);
 
 const target = realNode();
 /** The allowed prefix: root's, searchable by all, as a site's /log or /data. */
