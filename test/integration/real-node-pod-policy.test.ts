@@ -318,6 +318,9 @@ it('reads and writes nothing through a symlink planted under an allowed prefix: 
       `host path ${link} (subPath planted/link of the hostPath volume ${hostDir})`,
     );
     expect(logger.data).toMatchObject({ exitCode: -1, reason: 'CreateContainerConfigError' });
+    expect(logger.data.failure!.containerMessage).toContain(
+      kubelet('kpm-logs', 'create subPath directory'),
+    );
     expect(logger.data.failure!.containerMessage).toContain(`host path ${join(link, 'logs')}`);
     // Within the boot's normal deadlines: the kubelet's first verdict, not a timeout.
     expect(endedMs).toBeLessThan(60_000);
