@@ -25,6 +25,9 @@ beforeAll(async () => {
     KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
     KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
     KPM_OPERATOR_USERS: 'shifter',
+    // Only alice and mallory are mapped, and there is no default: daq's processes have no uid.
+    KPM_RUN_AS_USERS: 'alice:1000:1000,mallory:1001:1001',
+    KPM_DEFAULT_RUN_AS: '',
   });
   owned = h.session('owned');
   fresh = h.session('fresh');
@@ -68,6 +71,18 @@ const cases: Case[] = [
     () => boot(fresh, [app('a', { restriction: { dataMount: '/data/../../root' } })]),
     'processes[0].restriction.dataMount',
     () => 'path traversal',
+  ],
+  [
+    'unmapped-user',
+    CommandType.boot,
+    () => ({ ...boot(fresh, [app('a')]), user: 'daq' }),
+    'processes[0].uid',
+    () =>
+      'user "daq" has no uid or gid to run the process as, and kpm runs no DAQ process as its ' +
+      "image's user (root in most images): map the user in podManagement.runAsUsers " +
+      '(KPM_RUN_AS_USERS=daq:<uid>:<gid>), set podManagement.defaultRunAs ' +
+      '(KPM_DEFAULT_RUN_AS=<uid>:<gid>), or give the process its own uid and gid ' +
+      '(within podManagement.runAsUidRange and runAsGidRange)',
   ],
   [
     'unknown-field',

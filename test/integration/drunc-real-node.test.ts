@@ -18,6 +18,7 @@
  * than a second to stop, so a later stage's exit time is a later second).
  */
 import {
+  chmodSync,
   chownSync,
   mkdirSync,
   mkdtempSync,
@@ -50,6 +51,9 @@ let work: string;
 
 beforeAll(async () => {
   base = mkdtempSync('/tmp/kpm-drunc-real-');
+  // The allowed prefix is searchable by the DAQ users, as a site's is (kpm's init container
+  // walks it as the process's user to reach, or make, its directories).
+  chmodSync(base, 0o755);
   work = join(base, 'np04');
   const home = join(base, 'home', USER);
   for (const dir of [work, home]) {

@@ -297,7 +297,7 @@ describe('afterwards', () => {
     expect(result.completion?.processes).toHaveLength(2);
   });
 
-  it('no pod in the API server mounts a host path outside the prefixes or runs privileged', async () => {
+  it('no pod in the API server mounts a host path outside the prefixes, runs privileged or may run as root', async () => {
     const prefixes = ['/log', '/var/log/daq', '/data', '/home'];
     const { items } = await h.core.listPodForAllNamespaces({
       labelSelector: h.labels.creatorSelector(),
@@ -307,8 +307,10 @@ describe('afterwards', () => {
       const name = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
       const paths = (pod.spec!.volumes ?? []).flatMap((v) => (v.hostPath ? [v.hostPath.path] : []));
       const outside = paths.filter((p) => !prefixes.some((x) => p === x || p.startsWith(`${x}/`)));
-      const privileged = pod.spec!.containers.some((c) => c.securityContext?.privileged);
-      const unconfined = pod.spec!.containers.some(
+      const containers = [...(pod.spec!.initContainers ?? []), ...pod.spec!.containers];
+      const privileged = containers.some((c) => c.securityContext?.privileged);
+      const rootable = pod.spec!.securityContext?.runAsNonRoot !== true;
+      const unconfined = containers.some(
         (c) =>
           c.securityContext?.allowPrivilegeEscalation !== false ||
           !c.securityContext?.capabilities?.drop?.includes('ALL'),
@@ -316,6 +318,7 @@ describe('afterwards', () => {
       return [
         ...outside.map((p) => `${name} mounts ${p}`),
         ...(privileged ? [`${name} runs privileged`] : []),
+        ...(rootable ? [`${name} may run as root (no runAsNonRoot)`] : []),
         ...(unconfined ? [`${name} may escalate or keeps capabilities`] : []),
       ];
     });

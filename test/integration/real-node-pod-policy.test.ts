@@ -2,21 +2,38 @@
  * What kpm's pod policy means inside a real process on the real node, through the whole system:
  * environment from Secrets resolved by the kubelet (the process proves it holds the values by
  * their SHA-256, never printing them), the run-as user, group and fsGroup as `id` sees them, a
- * host path within the allowed prefixes mounted and written as that user, and the session's Pod
- * Security level enforced by the API server's own admission.
+ * host path within the allowed prefixes mounted and written as that user, never root by default
+ * (runAsNonRoot, the stack's default uid for an unmapped user, directories made owned by the
+ * process), no symlink planted under a prefix read or written through (the kubelet's subPath
+ * check, the process ending with its message and the path), and the session's Pod Security
+ * level enforced by the API server's own admission.
  */
 import { createHash } from 'node:crypto';
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
-import type { ProcessSpec } from '@kpm/contracts';
+import { topicName, type ProcessSpec } from '@kpm/contracts';
+import { LOCAL_SERVICE_SETTINGS } from '@kpm/stack';
 import { KpmTrio } from '../support/kpm-trio';
 import { logLineOf } from '../support/pod-log';
 import { PodTimeline } from '../support/pod-timeline';
 import { realNode, realNodeBootEnv, standin } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
+import { terminationOf } from '../support/terminations';
+import { TopicProbe } from '../support/topic-probe';
 
 jest.setTimeout(300_000);
 
@@ -25,12 +42,21 @@ const TOKEN = 'tk-8a7b6c5d4e3f2019-real';
 const UID = 1234;
 const GID = 2345;
 
+/** The stack's uid and gid for a user no runAsUsers entry maps (alice, here). */
+const [DEFAULT_UID, DEFAULT_GID] = LOCAL_SERVICE_SETTINGS.KPM_DEFAULT_RUN_AS.split(':').map(Number);
+
 const target = realNode();
+/** The allowed prefix: root's, searchable by all, as a site's /log or /data. */
 const hostDir = mkdtempSync(join(tmpdir(), 'kpm-real-host-'));
+chmodSync(hostDir, 0o755);
 const logDir = join(hostDir, 'logs');
+/** A root-only directory outside every prefix, holding a root-only file. */
+const secretDir = mkdtempSync(join(tmpdir(), 'kpm-real-secret-'));
+const SECRET = 'root-only-5e1f0c2d\n';
 const kubeconfig = new KubeConfig();
 let h: KpmTrio;
 let client: ProcessManagerClient;
+let terminations: TopicProbe;
 
 const onNode = (name: string, extra: Partial<ProcessSpec> = {}): ProcessSpec => ({
   name,
@@ -57,12 +83,17 @@ beforeAll(async () => {
     user: 'alice',
   });
   kubeconfig.loadFromFile(stackEnv().kubeconfig!);
+  terminations = await new TopicProbe(stackEnv().brokers, [
+    topicName('terminations', h.prefix),
+  ]).start();
 }, 240_000);
 
 afterAll(async () => {
+  await terminations?.stop();
   await client?.close();
   await h?.close();
   rmSync(hostDir, { recursive: true, force: true });
+  rmSync(secretDir, { recursive: true, force: true });
 }, 180_000);
 
 /** Boots into `session` and waits until the process really runs. */
@@ -181,4 +212,140 @@ it("enforces a baseline session's Pod Security in the API server's own admission
   expect((JSON.parse(refusal!.body!) as { message: string }).message).toContain(
     'violates PodSecurity "baseline:latest": privileged (container "sneaky" must not set securityContext.privileged=true)',
   );
+});
+
+/** The uid of the pod of each named process of `session`. */
+async function podUids(session: string): Promise<Map<string, string>> {
+  const pods = await h.harness.pods(session);
+  return new Map(pods.map((p) => [p.metadata!.name!, p.metadata!.uid!]));
+}
+
+it('runs an unmapped user as the default non-root uid, runAsNonRoot, and makes its log directory owned by it', async () => {
+  const session = h.session('owner');
+  // A site's experiment directory the DAQ users may write in; kpm makes the rest.
+  const site = join(hostDir, 'site');
+  mkdirSync(site, { mode: 0o755 });
+  chownSync(site, DEFAULT_UID, DEFAULT_GID);
+  const logs = join(site, 'run-1', 'logs');
+  const written = join(logs, 'written.txt');
+  await bootRunning(
+    session,
+    onNode('maker', {
+      logsPath: logs,
+      executableAndArguments: [
+        { exec: 'id', args: [] },
+        { exec: 'daq-standin', args: ['--port', '7070', '--write-file', written] },
+      ],
+    }),
+  );
+  await logLineOf(kubeconfig, { namespace: session, pod: 'maker' }, (l) =>
+    l.includes('wrote a line'),
+  );
+  expect(await logLines(session, 'maker')).toContain(
+    `uid=${DEFAULT_UID} gid=${DEFAULT_GID} groups=${DEFAULT_GID}`,
+  );
+  // Made by kpm's init container as the process's user, not by the kubelet as root.
+  for (const made of [join(site, 'run-1'), logs, written]) {
+    const stat = statSync(made);
+    expect([made, stat.uid, stat.gid]).toEqual([made, DEFAULT_UID, DEFAULT_GID]);
+  }
+  const [pod] = await h.harness.pods(session);
+  expect(pod.spec!.securityContext).toMatchObject({
+    runAsNonRoot: true,
+    runAsUser: DEFAULT_UID,
+    runAsGroup: DEFAULT_GID,
+  });
+  expect(pod.spec!.initContainers!.map((c) => c.name)).toEqual(['kpm-host-paths']);
+  expect(pod.status!.initContainerStatuses![0].state?.terminated?.exitCode).toBe(0);
+});
+
+it('reads and writes nothing through a symlink planted under an allowed prefix: the kubelet refuses the mount, the process ends naming the path, the session runs on', async () => {
+  const session = h.session('symlink');
+  writeFileSync(join(secretDir, 'secret.txt'), SECRET, { mode: 0o600 });
+  chmodSync(secretDir, 0o700);
+  // What anyone able to write under the prefix can plant: a link out of it.
+  const planted = join(hostDir, 'planted');
+  mkdirSync(planted, { mode: 0o777 });
+  const link = join(planted, 'link');
+  symlinkSync(secretDir, link);
+  const before = readdirSync(secretDir).sort();
+  const started = Date.now();
+  const timeline = await new PodTimeline(kubeconfig, session).start();
+  try {
+    const booted = await client.boot(
+      {
+        session,
+        user: 'alice',
+        processes: [
+          onNode('bystander'),
+          // drunc's data mount through the link: read the secret, write beside it.
+          onNode('reader', {
+            restriction: { allowedHosts: [target.node], dataMount: link },
+            executableAndArguments: [
+              { exec: 'cat', args: [join(link, 'secret.txt')] },
+              { exec: 'touch', args: [join(link, 'touched')] },
+              { exec: 'daq-standin', args: ['--port', '7071'] },
+            ],
+          }),
+          // A log directory to be made below the link: made nowhere.
+          onNode('logger', {
+            logsPath: join(link, 'logs'),
+            executableAndArguments: [
+              {
+                exec: 'daq-standin',
+                args: ['--port', '7072', '--write-file', join(link, 'logs', 'x')],
+              },
+            ],
+          }),
+        ],
+      },
+      { wait: true },
+    );
+    expect(booted.completion?.status).toBe('succeeded');
+    const uids = await podUids(session);
+    const reader = await terminationOf(terminations, uids.get('reader')!, 60_000);
+    const logger = await terminationOf(terminations, uids.get('logger')!, 60_000);
+    const endedMs = Date.now() - started;
+    const kubelet = (mount: string, what: string) =>
+      `failed to ${what} for volumeMount "${mount}" of container`;
+    expect(reader.data).toMatchObject({
+      exitCode: -1,
+      reason: 'CreateContainerConfigError',
+      failure: { containerName: 'reader', containerReason: 'CreateContainerConfigError' },
+    });
+    expect(reader.data.failure!.containerMessage).toContain(kubelet('kpm-data', 'prepare subPath'));
+    expect(reader.data.failure!.containerMessage).toContain(
+      `host path ${link} (subPath planted/link of the hostPath volume ${hostDir})`,
+    );
+    expect(logger.data).toMatchObject({ exitCode: -1, reason: 'CreateContainerConfigError' });
+    expect(logger.data.failure!.containerMessage).toContain(
+      kubelet('kpm-logs', 'create subPath directory'),
+    );
+    expect(logger.data.failure!.containerMessage).toContain(`host path ${join(link, 'logs')}`);
+    // Within the boot's normal deadlines: the kubelet's first verdict, not a timeout.
+    expect(endedMs).toBeLessThan(60_000);
+    // Nothing was read: the process never started, so it printed nothing; nothing was written.
+    expect(await logLines(session, 'reader')).not.toContain(SECRET.trim());
+    expect(readdirSync(secretDir).sort()).toEqual(before);
+    expect(readFileSync(join(secretDir, 'secret.txt'), 'utf8')).toBe(SECRET);
+    // The rest of the session runs on.
+    await timeline.waitFor('bystander Running', (m) => m.name === 'bystander' && m.ready);
+    const bystander = (await h.harness.pods(session)).find(
+      (p) => p.metadata!.name === 'bystander',
+    )!;
+    expect(bystander.status!.phase).toBe('Running');
+    expect(bystander.metadata!.deletionTimestamp).toBeUndefined();
+    for (const pod of await h.harness.pods(session)) {
+      expect([pod.metadata!.name, pod.spec!.securityContext?.runAsNonRoot]).toEqual([
+        pod.metadata!.name,
+        true,
+      ]);
+    }
+    console.log(
+      `symlink escape: both processes ended ${endedMs} ms after the boot was sent; ` +
+        `reader: ${reader.data.failure!.containerMessage}; logger: ${logger.data.failure!.containerMessage}`,
+    );
+  } finally {
+    timeline.stop();
+  }
 });

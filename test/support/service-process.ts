@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { LOCAL_SERVICE_SETTINGS } from '@kpm/stack';
 
 /** A free TCP port on 127.0.0.1, for a child service's HTTP server. */
 export function freePort(): Promise<number> {
@@ -30,7 +31,8 @@ export function childNodeArgs(): string[] {
 
 /**
  * A kpm service as a child process (`node --require tsx/cjs apps/<service>/src/main.ts`, or its
- * compiled `entry`), so a test can SIGKILL it mid-work and start it again.
+ * compiled `entry`), so a test can SIGKILL it mid-work and start it again; with the local
+ * stack's settings (LOCAL_SERVICE_SETTINGS) under the given ones.
  */
 export class ServiceProcess {
   private child?: ChildProcess;
@@ -53,7 +55,7 @@ export class ServiceProcess {
       : ['--require', 'tsx/cjs', join(root, 'apps', this.service, 'src', 'main.ts')];
     const child = spawn(process.execPath, [...childNodeArgs(), ...main], {
       cwd: root,
-      env: { ...process.env, ...this.env, KPM_HTTP_PORT: String(port) },
+      env: { ...LOCAL_SERVICE_SETTINGS, ...process.env, ...this.env, KPM_HTTP_PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;

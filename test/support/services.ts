@@ -1,7 +1,11 @@
 import { loadSettings, type KpmSettings } from '@kpm/config';
+import { LOCAL_SERVICE_SETTINGS } from '@kpm/stack';
 import { stackEnv } from './stack-env';
 
-/** Settings of a service under test: the local stack, a private topic prefix, an ephemeral port. */
+/**
+ * Settings of a service under test: the local stack's (LOCAL_SERVICE_SETTINGS), a private topic
+ * prefix, an ephemeral port.
+ */
 export function testSettings(
   service: string,
   topicPrefix: string,
@@ -9,6 +13,7 @@ export function testSettings(
 ): KpmSettings {
   const { brokers, kubeconfig, topicReplication } = stackEnv();
   return loadSettings(service, {
+    ...LOCAL_SERVICE_SETTINGS,
     KPM_KAFKA_BROKERS: brokers.join(','),
     ...topicReplication,
     KPM_TOPIC_PREFIX: topicPrefix,

@@ -198,6 +198,7 @@ describe('boot-worker settings', () => {
   it('reads the drunc settings kpm adds from KPM_* variables', () => {
     const { podManagement } = loadSettings('boot-worker', {
       KPM_RUN_AS_USERS: 'alice:1000:1000, bob:1001:2000',
+      KPM_DEFAULT_RUN_AS: '65534:65533',
       KPM_NETWORK: 'pod',
       KPM_NODE_PORTS: 'false',
       KPM_NODE_PORT_RANGE: '20000-20100',
@@ -212,6 +213,7 @@ describe('boot-worker settings', () => {
         { user: 'alice', uid: 1000, gid: 1000 },
         { user: 'bob', uid: 1001, gid: 2000 },
       ],
+      defaultRunAs: { uid: 65534, gid: 65533 },
       network: 'pod',
       nodePorts: false,
       nodePortRange: { min: 20000, max: 20100 },
@@ -227,6 +229,9 @@ describe('boot-worker settings', () => {
     [{ KPM_RUN_AS_USERS: 'root:0:0' }, /runAsUsers\.0\.uid: uid must be at least 1/],
     [{ KPM_RUN_AS_USERS: 'alice:1000' }, /runAsUsers\.0\.gid/],
     [{ KPM_RUN_AS_USERS: 'no body:1000:1000' }, /runAsUsers\.0\.user: user must be a user name/],
+    [{ KPM_DEFAULT_RUN_AS: '0:0' }, /defaultRunAs\.uid: uid must be at least 1 \(root is never/],
+    [{ KPM_DEFAULT_RUN_AS: '1000:0' }, /defaultRunAs\.gid: gid must be at least 1 \(root is never/],
+    [{ KPM_DEFAULT_RUN_AS: '1000' }, /defaultRunAs\.uid: uid must be a whole number/],
     [{ KPM_NODE_PORT_RANGE: '32000-31000' }, /nodePortRange\.max: max must not be below min/],
     [{ KPM_NETWORK: 'bridge' }, /network must be host or pod/],
     [{ KPM_LOCALHOST_ALIAS: 'dns' }, /localhostAlias must be one of cluster-ip, pod-ip, none/],

@@ -118,6 +118,25 @@ export function idRangeOf(raw: string): { min: number; max: number } {
   return match ? { min: Number(match[1]), max: Number(match[2]) } : { min: NaN, max: NaN };
 }
 
+/** A uid and gid to run processes as: never root. */
+export class RunAsIds {
+  @IsInt({ message: 'uid must be a whole number' })
+  @Min(1, { message: 'uid must be at least 1 (root is never allowed)' })
+  @Max(MAX_LINUX_ID)
+  uid!: number;
+
+  @IsInt({ message: 'gid must be a whole number' })
+  @Min(1, { message: 'gid must be at least 1 (root is never allowed)' })
+  @Max(MAX_LINUX_ID)
+  gid!: number;
+}
+
+/** `KPM_DEFAULT_RUN_AS=65534:65534` as RunAsIds; anything else fails validation by name. */
+export function runAsIdsOf(raw: string): { uid: number; gid: number } {
+  const match = /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(raw);
+  return match ? { uid: Number(match[1]), gid: Number(match[2]) } : { uid: NaN, gid: NaN };
+}
+
 /** A user's processes run as this uid and gid (drunc runs every pod as the invoking user). */
 export class RunAsUser {
   @Matches(USER_NAME, { message: 'user must be a user name' })
@@ -396,7 +415,7 @@ export class PodManagementConfig {
 
   /**
    * The uids a process may ask to run as (`processes[i].uid`, the pod's runAsUser); unset: no
-   * process may ask one, and it runs as its image's user.
+   * process may ask one, and it runs as its user's (`runAsUsers`, else `defaultRunAs`).
    */
   @IsOptional()
   @ValidateNested()
@@ -411,12 +430,21 @@ export class PodManagementConfig {
 
   /**
    * The uid and gid each user's processes run as when they ask none (drunc runs every pod as the
-   * user who booted it); a user not listed runs as the image's user. Never root.
+   * user who booted it); a user not listed runs as `defaultRunAs`. Never root.
    */
   @IsArray()
   @ValidateNested({ each: true })
   @Type(() => RunAsUser)
   runAsUsers: RunAsUser[] = [];
+
+  /**
+   * The uid and gid of a user not in `runAsUsers` whose process asks none; unset: such a boot is
+   * refused, naming the user (kpm never runs a DAQ process as root by default). Never root.
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RunAsIds)
+  defaultRunAs?: RunAsIds;
 
   /**
    * drunc's host_configs: a readout application's resources by the host it runs on. When any
@@ -524,6 +552,7 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_RUN_AS_UID_RANGE', 'podManagement.runAsUidRange', idRangeOf],
   ['KPM_RUN_AS_GID_RANGE', 'podManagement.runAsGidRange', idRangeOf],
   ['KPM_RUN_AS_USERS', 'podManagement.runAsUsers', runAsUsersOf],
+  ['KPM_DEFAULT_RUN_AS', 'podManagement.defaultRunAs', runAsIdsOf],
   ['KPM_REACHABILITY_CHECK', 'podManagement.reachabilityCheck', String],
   ['KPM_SERVICE_STARTUP_TIMEOUT_SECONDS', 'podManagement.serviceStartupTimeoutSeconds', Number],
   ['KPM_CONTROLLER_EXECUTABLES', 'podManagement.controllerExecutables', commaList],

@@ -28,6 +28,7 @@ const SAMPLE: Record<Setting['kind'], [string, unknown]> = {
   string: ['sample-1', 'sample-1'],
   list: ['a, b', ['a', 'b']],
   range: ['1000-2000', { min: 1000, max: 2000 }],
+  ids: ['1000:2000', { uid: 1000, gid: 2000 }],
   json: ['[]', []],
 };
 
@@ -82,6 +83,8 @@ describe('settings catalog', () => {
     ['boolean', 'yes', 'yes'],
     ['list', ' a ,b,, ', ['a', 'b']],
     ['range', '1-9', { min: 1, max: 9 }],
+    ['ids', '1000:2000', { uid: 1000, gid: 2000 }],
+    ['ids', '1000', { uid: NaN, gid: NaN }],
     ['json', '[{"name": "log"}]', [{ name: 'log' }]],
     ['json', '{nope', '{nope'],
   ])('reads a %s from %j', (kind, raw, value) => {

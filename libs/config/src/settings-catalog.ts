@@ -9,7 +9,7 @@
 import 'reflect-metadata';
 import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage } from 'class-validator';
-import { BOOT_WORKER_ENV, IdRange, idRangeOf } from './boot-worker-settings';
+import { BOOT_WORKER_ENV, IdRange, idRangeOf, RunAsIds, runAsIdsOf } from './boot-worker-settings';
 import { DRUNC_SETTINGS } from './drunc-settings';
 import { GATEWAY_ENV } from './gateway-settings';
 import { HTTP_AUTH_ENV } from './http-auth-settings';
@@ -26,7 +26,7 @@ const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
 };
 
 /** How a variable's text becomes the setting's value. */
-export type SettingKind = 'number' | 'boolean' | 'string' | 'list' | 'range' | 'json';
+export type SettingKind = 'number' | 'boolean' | 'string' | 'list' | 'range' | 'ids' | 'json';
 
 export interface Setting {
   /** Where it is in `KPM_CONFIG`: `podManagement.killTimeoutSeconds`. */
@@ -92,6 +92,8 @@ export function fromEnv(kind: SettingKind, raw: string): unknown {
       return commaList(raw);
     case 'range':
       return idRangeOf(raw);
+    case 'ids':
+      return runAsIdsOf(raw);
     case 'json':
       try {
         return JSON.parse(raw) as unknown;
@@ -126,10 +128,11 @@ function leaves(cls: AnyClass, prefix: string, defaults: unknown): Setting[] {
       AnyClass | undefined;
     const isNested = own.some((m) => m.type === 'nestedValidation');
     const isArray = own.some((m) => m.name === 'isArray');
-    if (nested && isNested && !isArray && nested !== IdRange)
+    // A range (`1000-60000`) and a uid and gid (`1000:1000`) are one value each.
+    const single = nested === IdRange ? 'range' : nested === RunAsIds ? 'ids' : undefined;
+    if (nested && isNested && !isArray && !single)
       return leaves(nested, path, value ?? new nested());
-    const kind: SettingKind =
-      nested === IdRange ? 'range' : nested && isArray ? 'json' : kindOf(own, value);
+    const kind: SettingKind = single ?? (nested && isArray ? 'json' : kindOf(own, value));
     return [setting(path, kind, value, { className: cls.name, property })];
   });
 }

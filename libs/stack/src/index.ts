@@ -10,3 +10,4 @@ export * from './file-lock';
 export { serviceKafkaIdentity } from './kafka/secure-kafka-settings';
 export * from './images';
 export * from './node';
+export * from './service-settings';

@@ -23,12 +23,19 @@ export interface Fixture {
   context(commandId: string, subject?: string, signal?: AbortSignal): CommandContext;
 }
 
-/** Settings of the boot-worker under `KPM_*`-style overrides, e.g. `{ KPM_BOOT_CONCURRENCY: '2' }`. */
+/**
+ * Settings of the boot-worker under `KPM_*`-style overrides, e.g. `{ KPM_BOOT_CONCURRENCY: '2' }`;
+ * USER's processes run as uid and gid 1000 (kpm runs no process of an unmapped user).
+ */
 export function fixture(
   options: FakeClusterOptions & { env?: Record<string, string> } = {},
 ): Fixture {
   const cluster = new FakeCluster(options);
-  const settings = loadSettings('boot-worker', { KPM_INSTANCE: 'test', ...options.env });
+  const settings = loadSettings('boot-worker', {
+    KPM_INSTANCE: 'test',
+    KPM_RUN_AS_USERS: `${USER}:1000:1000`,
+    ...options.env,
+  });
   const facts: CloudEvent[] = [];
   const sink = {
     send: (records: readonly EncodedRecord[]) => {

@@ -15,6 +15,8 @@ const policy: BootPolicy = {
     allowedCapabilities: [],
     maxProcessesPerBoot: 3,
     readout: { readoutAppSelector: 'runp' },
+    runAsUsers: [],
+    defaultRunAs: { uid: 1000, gid: 1000 },
   },
 };
 

@@ -111,7 +111,7 @@ function processErrors(
     });
   }
   errors.push(...reservedKeyErrors(at, spec, policy));
-  errors.push(...specPolicyErrors(at, spec, policy.pod));
+  errors.push(...specPolicyErrors(at, spec, policy.pod, input.user));
   return errors;
 }
 

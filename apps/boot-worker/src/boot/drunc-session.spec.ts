@@ -83,9 +83,10 @@ function shapeOf(i: number): DruncPod {
   const hostMounts: Record<string, HostMount> = {};
   for (const m of container.volumeMounts ?? []) {
     const hostPath = pod.spec!.volumes!.find((v) => v.name === m.name)?.hostPath;
+    // The host directory mounted: kpm's mounts it through its prefix (the volume) and subPath.
     if (hostPath)
       hostMounts[m.mountPath] = {
-        path: hostPath.path,
+        path: m.subPath ? `${hostPath.path}/${m.subPath}` : hostPath.path,
         type: hostPath.type as HostMount['type'],
         readOnly: m.readOnly === true,
       };

@@ -7,8 +7,12 @@ import { PodBuilder } from './pod-builder';
 const labels = new KpmLabels('drunc.daq');
 const context = { session: 'run-7', user: 'alice', commandId: 'cmd-1' };
 
+/** alice's processes run as uid 1000, gid 1001 (kpm runs none of an unmapped user's). */
 function builder(env: Record<string, string> = {}) {
-  return new PodBuilder(labels, loadSettings('boot-worker', env));
+  return new PodBuilder(
+    labels,
+    loadSettings('boot-worker', { KPM_RUN_AS_USERS: 'alice:1000:1001', ...env }),
+  );
 }
 
 const [readout, root] = planProcesses('cmd-1', [
@@ -126,17 +130,51 @@ describe('PodBuilder', () => {
     expect(container.envFrom).toBeUndefined();
   });
 
-  it('mounts the log and data directories, and the home directory under homePathBase', () => {
+  it('mounts the log and data directories, and the home directory under homePathBase, each through its prefix', () => {
     expect(container.volumeMounts).toEqual([
-      { name: 'kpm-logs', mountPath: '/log/run-7' },
-      { name: 'kpm-data', mountPath: '/data/run-7' },
+      { name: 'kpm-logs', mountPath: '/log/run-7', subPath: 'run-7' },
+      { name: 'kpm-data', mountPath: '/data/run-7', subPath: 'run-7' },
     ]);
     const homed = builder({ KPM_HOME_PATH_BASE: '/nfs/home' }).pod(readout, context, {});
     expect(homed.spec!.volumes).toEqual([
-      { name: 'kpm-home', hostPath: { path: '/nfs/home/alice', type: 'Directory' } },
-      { name: 'kpm-logs', hostPath: { path: '/log/run-7', type: 'DirectoryOrCreate' } },
-      { name: 'kpm-data', hostPath: { path: '/data/run-7', type: 'Directory' } },
+      { name: 'kpm-home', hostPath: { path: '/nfs/home', type: 'Directory' } },
+      { name: 'kpm-logs', hostPath: { path: '/log', type: 'DirectoryOrCreate' } },
+      { name: 'kpm-data', hostPath: { path: '/data', type: 'Directory' } },
     ]);
+    expect(homed.spec!.containers[0].volumeMounts![0]).toEqual({
+      name: 'kpm-home',
+      mountPath: '/nfs/home/alice',
+      subPath: 'alice',
+    });
+  });
+
+  it('prepares the host directories in an init container, as the process’s user, unprivileged', () => {
+    const [init] = pod.spec!.initContainers!;
+    expect(init).toMatchObject({
+      name: 'kpm-host-paths',
+      image: 'ghcr.io/dune-daq/alma9:v5',
+      resources: { limits: { cpu: '2' } },
+      volumeMounts: [
+        { name: 'kpm-logs', mountPath: '/kpm/host/kpm-logs' },
+        { name: 'kpm-data', mountPath: '/kpm/host/kpm-data', readOnly: true },
+      ],
+      terminationMessagePolicy: 'FallbackToLogsOnError',
+      securityContext: {
+        privileged: false,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+        readOnlyRootFilesystem: true,
+      },
+    });
+    expect(init.command!.slice(3)).toEqual([
+      'kpm-host-paths',
+      ...['/kpm/host/kpm-logs', '/log/run-7', 'logsPath', 'create', 'run-7'],
+      ...['/kpm/host/kpm-data', '/data/run-7', 'restriction.dataMount', 'check', 'run-7'],
+    ]);
+    // It runs as the pod's user: the pod's security context, with nothing of its own.
+    expect(init.securityContext!.runAsUser).toBeUndefined();
+    expect(builder().pod(root, context, {}).spec!.initContainers).toBeUndefined();
   });
 
   it('mounts no ServiceAccount token: a DAQ process does not call the API server', () => {
@@ -178,7 +216,13 @@ describe('PodBuilder', () => {
       capabilities: { drop: ['ALL'] },
       seccompProfile: { type: 'RuntimeDefault' },
     });
-    expect(pod.spec!.securityContext).toEqual({ seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.spec!.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      runAsGroup: 1001,
+      fsGroup: 1001,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     const netAdmin = builder({ KPM_ALLOWED_CAPABILITIES: 'NET_ADMIN' }).pod(readout, context, {});
     expect(netAdmin.spec!.containers[0].securityContext!.capabilities).toEqual({
       drop: ['ALL'],
@@ -196,22 +240,39 @@ describe('PodBuilder', () => {
     ]);
     const built = builder(env).pod(asking, context, {});
     expect(built.spec!.containers[0].securityContext!.privileged).toBe(privileged);
+    // The privileged path alone may run as the image's user: no runAsNonRoot, no seccomp.
     expect(built.spec!.securityContext).toEqual(
-      privileged ? undefined : { seccompProfile: { type: 'RuntimeDefault' } },
+      privileged
+        ? { runAsUser: 1000, runAsGroup: 1001, fsGroup: 1001 }
+        : {
+            runAsNonRoot: true,
+            runAsUser: 1000,
+            runAsGroup: 1001,
+            fsGroup: 1001,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
     );
   });
 
-  it('runs the process as the uid and gid it asked, and as its image says without', () => {
+  it('runs the process as the uid and gid it asked, else its user’s, else the default, and never as root', () => {
     const [asking] = planProcesses('cmd-5', [
-      { ...readout.spec, uuid: undefined, uid: 1000, gid: 100 },
+      { ...readout.spec, uuid: undefined, uid: 2000, gid: 100 },
     ]);
     expect(builder().pod(asking, context, {}).spec!.securityContext).toEqual({
-      runAsUser: 1000,
+      runAsNonRoot: true,
+      runAsUser: 2000,
       runAsGroup: 100,
       fsGroup: 100,
       seccompProfile: { type: 'RuntimeDefault' },
     });
-    expect(pod.spec!.securityContext!.runAsUser).toBeUndefined();
+    const bob = { ...context, user: 'bob' };
+    const defaulted = builder({ KPM_DEFAULT_RUN_AS: '65534:65533' }).pod(readout, bob, {});
+    expect(defaulted.spec!.securityContext).toMatchObject({ runAsUser: 65534, runAsGroup: 65533 });
+    // Unmapped without a default (the validator refuses such a boot), the kubelet still refuses
+    // to start a root image: runAsNonRoot is on every unprivileged pod.
+    const unmapped = builder().pod(readout, bob, {}).spec!.securityContext!;
+    expect(unmapped.runAsUser).toBeUndefined();
+    expect(unmapped.runAsNonRoot).toBe(true);
   });
 
   describe('the readout profile', () => {

@@ -22,6 +22,14 @@ import type { KpmSettings } from '@kpm/config';
 import type { KpmLabels } from '@kpm/kube';
 import { configuredVolumes, coveredBy } from './configured-volumes';
 import { logFileRedirection, specMounts } from './host-mounts';
+import {
+  allowedPrefixOf,
+  hostPathVolumes,
+  normalHostPath,
+  prepareContainer,
+  type HostDirectory,
+  type HostPathVolumes,
+} from './host-path-volumes';
 import type { PlannedProcess } from './planned-process';
 import { containerSecurityContext, podSecurityContext } from './pod-policy';
 import { processEnv, runAsOf } from './process-identity';
@@ -73,6 +81,8 @@ interface PodPlan {
   privileged: boolean;
   volumes: V1Volume[];
   mounts: V1VolumeMount[];
+  /** The process's own host directories (host-path-volumes.ts), part of `volumes` and `mounts`. */
+  hostPaths: HostPathVolumes;
 }
 
 export class PodBuilder {
@@ -104,6 +114,12 @@ export class PodBuilder {
     const { spec } = process;
     const plan = this.plan(process, context.user, placement.nodeName ?? placement.nodeSelectorHost);
     const runAs = runAsOf(spec, context.user, this.settings.podManagement);
+    const container = this.container(process, context, plan);
+    const prepare = prepareContainer(
+      plan.hostPaths,
+      container,
+      containerSecurityContext(false, { allowedCapabilities: [] }),
+    );
     return {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -125,7 +141,8 @@ export class PodBuilder {
         automountServiceAccountToken: false,
         securityContext: podSecurityContext(plan.privileged, runAs),
         terminationGracePeriodSeconds: this.settings.podManagement.killTimeoutSeconds,
-        containers: [this.container(process, context, plan)],
+        ...(prepare ? { initContainers: [prepare] } : {}),
+        containers: [container],
         volumes: plan.volumes.length > 0 ? plan.volumes : undefined,
         nodeName: placement.nodeName,
         nodeSelector: placement.nodeSelectorHost
@@ -308,13 +325,15 @@ export class PodBuilder {
   /**
    * drunc's mounts: a readout pod's hugepages, the configured volumes (configured-volumes.ts),
    * the home directory under `homePathBase` unless a configured mount covers it, then the
-   * spec's log and data directories (host-mounts.ts); one mount per path.
+   * spec's log and data directories (host-mounts.ts); one mount per path. The home and the
+   * spec's directories are mounted through their prefix (`homePathBase`, the allowed host path
+   * prefix) so that no symlink below it can lead out (host-path-volumes.ts).
    */
   private mounts(
     process: PlannedProcess,
     user: string,
     readout?: ReadoutPodProfile,
-  ): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
+  ): { volumes: V1Volume[]; mounts: V1VolumeMount[]; hostPaths: HostPathVolumes } {
     const own =
       readout?.volume && readout.mount
         ? { volume: readout.volume, mount: readout.mount }
@@ -325,17 +344,30 @@ export class PodBuilder {
     const configured = configuredVolumes(this.settings.volumes, readout !== undefined, taken);
     const volumes = [...(own ? [own.volume] : []), ...configured.volumes];
     const mounts = [...(own ? [own.mount] : []), ...configured.mounts];
-    const add = (name: string, path: string, type: string) => {
-      if (mounts.some((m) => m.mountPath === path)) return;
-      volumes.push({ name, hostPath: { path, type } });
-      mounts.push({ name, mountPath: path });
+    const directories: HostDirectory[] = [];
+    const add = (dir: HostDirectory) => {
+      const path = normalHostPath(dir.path);
+      const taken = [...mounts.map((m) => m.mountPath), ...directories.map((d) => d.path)];
+      if (!taken.includes(path)) directories.push({ ...dir, path });
     };
-    if (this.settings.homePathBase) {
-      const home = `${this.settings.homePathBase}/${user}`;
-      if (!coveredBy(home, configured.mounts)) add('kpm-home', home, 'Directory');
+    const base = this.settings.homePathBase;
+    if (base) {
+      const home = `${base}/${user}`;
+      if (!coveredBy(home, configured.mounts)) {
+        add({ field: 'home', name: 'kpm-home', path: home, prefix: base, type: 'Directory' });
+      }
     }
-    for (const m of specMounts(process.spec)) add(m.name, m.path, m.type);
-    return { volumes, mounts };
+    const prefixes = this.settings.podManagement.hostPathPrefixes;
+    for (const m of specMounts(process.spec)) {
+      const prefix = allowedPrefixOf(m.path, prefixes);
+      // The validator refused such a path; a pod is never built around one.
+      if (prefix === undefined) throw new Error(`${m.field}: ${m.path} is under no allowed prefix`);
+      add({ field: m.field, name: m.name, path: m.path, prefix, type: m.type });
+    }
+    const hostPaths = hostPathVolumes(directories);
+    volumes.push(...hostPaths.volumes);
+    mounts.push(...hostPaths.mounts);
+    return { volumes, mounts, hostPaths };
   }
 }
 

@@ -20,6 +20,7 @@ const policy: PodPolicy = {
   maxMemory: '8Gi',
   maxProcessesPerBoot: 100,
   readout: { readoutAppSelector: 'runp' },
+  runAsUsers: [{ user: 'alice', uid: 1000, gid: 1000 }],
 };
 const spec = (extra: Partial<ProcessSpec>): ProcessSpec => ({
   name: 'ru-01',
@@ -130,22 +131,32 @@ describe('specPolicyErrors', () => {
     ],
     ['at the caps', spec({ resources: { limits: { cpu: '4', memory: '8192Mi' } } }), []],
   ])('%s', (_, s, paths) => {
-    expect(specPolicyErrors('processes[0]', s, policy).map((e) => e.path)).toEqual(paths);
+    expect(specPolicyErrors('processes[0]', s, policy, 'alice').map((e) => e.path)).toEqual(paths);
   });
 
   it('names the log file’s directory and why a "." data mount cannot be resolved', () => {
-    const [file] = specPolicyErrors('p', spec({ logFile: '/etc/x.txt' }), policy);
+    const [file] = specPolicyErrors('p', spec({ logFile: '/etc/x.txt' }), policy, 'alice');
     expect(file.message).toBe(
       'its directory "/etc": "/etc" would expose the node; allowed: /log, /data, /home (podManagement.hostPathPrefixes)',
     );
-    const [dot] = specPolicyErrors('p', spec({ restriction: { dataMount: './' } }), policy);
+    const [dot] = specPolicyErrors(
+      'p',
+      spec({ restriction: { dataMount: './' } }),
+      policy,
+      'alice',
+    );
     expect(dot.message).toBe(
       '"./" is the execution directory, and the process has no executionDirectory',
     );
   });
 
   it('names the cap and the setting', () => {
-    const [error] = specPolicyErrors('p', spec({ resources: { limits: { cpu: '8' } } }), policy);
+    const [error] = specPolicyErrors(
+      'p',
+      spec({ resources: { limits: { cpu: '8' } } }),
+      policy,
+      'alice',
+    );
     expect(error.message).toBe(
       'cpu "8" is above the most a process may have, 4 (podManagement.maxCpu)',
     );
@@ -195,18 +206,103 @@ describe('run as the user', () => {
       ],
     ],
   ])('%s', (_, ask, given, expected) => {
-    const errors = specPolicyErrors('p', spec(ask), given);
+    const errors = specPolicyErrors('p', spec(ask), given, 'alice');
     expect(errors.map((e) => [e.path, e.message])).toEqual(expected);
   });
 
-  it('sets runAsUser, runAsGroup and fsGroup on the pod, with or without the seccomp default', () => {
+  it('sets runAsUser, runAsGroup and fsGroup on the pod, runAsNonRoot and the seccomp default off the privileged path', () => {
     expect(podSecurityContext(false, { uid: 1000, gid: 100 })).toEqual({
+      runAsNonRoot: true,
       runAsUser: 1000,
       runAsGroup: 100,
       fsGroup: 100,
       seccompProfile: { type: 'RuntimeDefault' },
     });
+    expect(podSecurityContext(false)).toEqual({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(podSecurityContext(true, { uid: 1000 })).toEqual({ runAsUser: 1000 });
+    expect(podSecurityContext(true)).toBeUndefined();
+  });
+});
+
+describe('never root by default: a process without a uid and gid runs only on the privileged path', () => {
+  const unmapped = (user: string) =>
+    `user ${JSON.stringify(user)} has no uid or gid to run the process as, and kpm runs no DAQ ` +
+    `process as its image's user (root in most images): map the user in podManagement.runAsUsers ` +
+    `(KPM_RUN_AS_USERS=${user}:<uid>:<gid>), set podManagement.defaultRunAs ` +
+    `(KPM_DEFAULT_RUN_AS=<uid>:<gid>), or give the process its own uid and gid ` +
+    `(within podManagement.runAsUidRange and runAsGidRange)`;
+  const ranged: PodPolicy = {
+    ...policy,
+    runAsUidRange: { min: 1000, max: 60000 },
+    runAsGidRange: { min: 1000, max: 60000 },
+  };
+  const readout: PodPolicy = {
+    ...policy,
+    readout: {
+      readoutAppSelector: 'runp',
+      hostConfigs: { 'np04-srv-001': { limits: {}, requests: {} } },
+      readoutPrivileged: true,
+    },
+  };
+  it.each<[string, string, Partial<ProcessSpec>, PodPolicy, Array<[string, string]>]>([
+    ['a mapped user', 'alice', {}, policy, []],
+    ['an unmapped user', 'daq', {}, policy, [['p.uid', unmapped('daq')]]],
+    [
+      'an unmapped user with the operator’s default',
+      'daq',
+      {},
+      { ...policy, defaultRunAs: { uid: 65534, gid: 65534 } },
+      [],
+    ],
+    ['an unmapped user whose process has its own ids', 'daq', { uid: 1500, gid: 1500 }, ranged, []],
+    [
+      'an unmapped user whose process has a uid alone: no gid',
+      'daq',
+      { uid: 1500 },
+      ranged,
+      [['p.gid', unmapped('daq').replace('no uid or gid', 'no gid')]],
+    ],
+    [
+      'an unmapped user whose process has a gid alone: no uid',
+      'daq',
+      { gid: 1500 },
+      ranged,
+      [['p.uid', unmapped('daq').replace('no uid or gid', 'no uid')]],
+    ],
+    [
+      'the privileged ask without allowPrivileged is no way to root',
+      'daq',
+      { annotations: { 'drunc.daq/privileged': 'true' } },
+      policy,
+      [['p.uid', unmapped('daq')]],
+    ],
+    [
+      'the privileged ask with allowPrivileged: the image’s user',
+      'daq',
+      { annotations: { 'drunc.daq/privileged': 'true' } },
+      { ...policy, allowPrivileged: true },
+      [],
+    ],
+    [
+      'drunc’s privileged readout pod on a host_configs host: the image’s user',
+      'daq',
+      { name: 'runp01', restriction: { allowedHosts: ['np04-srv-001'] } },
+      readout,
+      [],
+    ],
+    [
+      'a readout pod with readoutPrivileged off is no way to root',
+      'daq',
+      { name: 'runp01', restriction: { allowedHosts: ['np04-srv-001'] } },
+      { ...readout, readout: { ...readout.readout, readoutPrivileged: false } },
+      [['p.uid', unmapped('daq')]],
+    ],
+  ])('%s', (_, user, ask, given, expected) => {
+    const errors = specPolicyErrors('p', spec(ask), given, user);
+    expect(errors.map((e) => [e.path, e.message])).toEqual(expected);
   });
 });
 
@@ -244,7 +340,10 @@ describe('security contexts', () => {
     expect(containerSecurityContext(false, { allowedCapabilities: [] }).capabilities).toEqual({
       drop: ['ALL'],
     });
-    expect(podSecurityContext(false)).toEqual({ seccompProfile: { type: 'RuntimeDefault' } });
+    expect(podSecurityContext(false)).toEqual({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
   });
 
   it('is privileged only on the privileged path', () => {

@@ -9,7 +9,8 @@ import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import { dataMountPath, specMounts } from './host-mounts';
-import { readoutErrors, type ReadoutSettings } from './readout-profile';
+import { runAsRefusal, type IdentitySettings } from './process-identity';
+import { readoutErrors, readoutProfileOf, type ReadoutSettings } from './readout-profile';
 
 export interface PodPolicy {
   /** kpm's label domain: its own keys are reserved. */
@@ -29,6 +30,9 @@ export interface PodPolicy {
   /** The uids and gids a process may run as; unset: none may be asked. */
   runAsUidRange?: IdRange;
   runAsGidRange?: IdRange;
+  /** Whom a user's processes run as when they ask no ids (process-identity.ts). */
+  runAsUsers: IdentitySettings['runAsUsers'];
+  defaultRunAs?: IdentitySettings['defaultRunAs'];
 }
 
 interface IdRange {
@@ -60,6 +64,8 @@ export function podPolicyOf(
     },
     ...(pm.runAsUidRange !== undefined ? { runAsUidRange: pm.runAsUidRange } : {}),
     ...(pm.runAsGidRange !== undefined ? { runAsGidRange: pm.runAsGidRange } : {}),
+    runAsUsers: pm.runAsUsers,
+    ...(pm.defaultRunAs !== undefined ? { defaultRunAs: pm.defaultRunAs } : {}),
   };
 }
 
@@ -111,15 +117,39 @@ function within(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(prefix === '/' ? '/' : `${prefix}/`);
 }
 
-/** Every rule of `policy` that `spec` (at `at`, e.g. `processes[3]`) breaks. */
-export function specPolicyErrors(at: string, spec: ProcessSpec, policy: PodPolicy): FieldError[] {
+/** Every rule of `policy` that `spec` (at `at`, e.g. `processes[3]`) of `user` breaks. */
+export function specPolicyErrors(
+  at: string,
+  spec: ProcessSpec,
+  policy: PodPolicy,
+  user: string,
+): FieldError[] {
   return [
     ...hostPathErrors(at, spec, policy),
     ...reservedKeyErrors(at, spec, policy.domain),
     ...resourceErrors(at, spec, policy),
     ...readoutErrors(at, spec, policy.readout),
     ...runAsErrors(at, spec, policy),
+    ...rootErrors(at, spec, policy, user),
   ];
+}
+
+/**
+ * Whether the process is on the privileged path, the only one that may run as its image's user
+ * (root): its privileged ask with `allowPrivileged` on, or drunc's privileged readout pod.
+ */
+export function onPrivilegedPath(spec: ProcessSpec, policy: PodPolicy): boolean {
+  const asked = spec.annotations?.[`${policy.domain}/privileged`] === 'true';
+  if (asked && policy.allowPrivileged) return true;
+  const host = spec.restriction?.allowedHosts?.[0];
+  return readoutProfileOf(spec, policy.readout, host)?.privileged === true;
+}
+
+/** A process off the privileged path without a uid and gid would run as its image's user. */
+function rootErrors(at: string, spec: ProcessSpec, policy: PodPolicy, user: string): FieldError[] {
+  const refusal = runAsRefusal(spec, user, policy, onPrivilegedPath(spec, policy));
+  if (refusal === undefined) return [];
+  return [{ path: `${at}.${spec.uid === undefined ? 'uid' : 'gid'}`, message: refusal }];
 }
 
 /** A uid or gid outside the operator's range, or any when no range is configured. */
@@ -247,15 +277,17 @@ export function podSecurityLabels(level: PodSecurityLevel): Record<string, strin
 }
 
 /**
- * The pod's security context: RuntimeDefault seccomp unless on the privileged path; the user and
- * group the process asked (the validator checked the ranges), the group also owning its
- * volumes (fsGroup, as drunc sets it for hugepages).
+ * The pod's security context: off the privileged path `runAsNonRoot` (the kubelet refuses to
+ * start a container as uid 0, whatever the image says) and RuntimeDefault seccomp; the user and
+ * group it runs as (process-identity.ts; the validator checked the ranges), the group also
+ * owning its volumes (fsGroup, as drunc sets it for hugepages).
  */
 export function podSecurityContext(
   privileged: boolean,
   runAs: Pick<ProcessSpec, 'uid' | 'gid'> = {},
 ): V1PodSecurityContext | undefined {
   const context: V1PodSecurityContext = {
+    ...(privileged ? {} : { runAsNonRoot: true }),
     ...(runAs.uid !== undefined ? { runAsUser: runAs.uid } : {}),
     ...(runAs.gid !== undefined ? { runAsGroup: runAs.gid, fsGroup: runAs.gid } : {}),
     ...(privileged ? {} : { seccompProfile: { type: 'RuntimeDefault' } }),

@@ -1,6 +1,7 @@
 import {
   Daemon,
   ensureServiceBuilt,
+  LOCAL_SERVICE_SETTINGS,
   readStackEnv,
   repoRoot,
   serviceKafkaIdentity,
@@ -69,6 +70,7 @@ export class LocalServices {
       daemon.start(process.execPath, [...SERVICE_V8_FLAGS, '--enable-source-maps', entry], {
         cwd: repoRoot(),
         env: {
+          ...LOCAL_SERVICE_SETTINGS,
           ...process.env,
           ...stackEnv,
           ...serviceKafkaIdentity(service, stackEnv),

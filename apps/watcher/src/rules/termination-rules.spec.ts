@@ -3,6 +3,7 @@ import { DEFAULT_FATAL_WAITING_REASONS } from '@kpm/config';
 import { isoTime, terminalVerdict, type PodEventType } from './termination-rules';
 
 const FATAL = new Set(DEFAULT_FATAL_WAITING_REASONS);
+const CONFIG_ERROR = 'CreateContainerConfigError';
 const T0 = '2026-11-22T10:00:00Z';
 const T1 = '2026-11-22T10:00:05Z';
 
@@ -232,6 +233,43 @@ describe('terminalVerdict: exit codes', () => {
       });
     },
   );
+
+  it('names the host path of a volume mount the kubelet could not prepare (a symlink out of its prefix)', () => {
+    const kubelet = 'failed to prepare subPath for volumeMount "kpm-data" of container "readout-1"';
+    const p = pod({
+      phase: 'Pending',
+      containerStatuses: [waiting(CONFIG_ERROR, 'readout-1', kubelet)],
+    });
+    p.spec!.containers[0].volumeMounts = [
+      { name: 'kpm-logs', mountPath: '/log/run-7', subPath: 'run-7' },
+      { name: 'kpm-data', mountPath: '/data/x/link', subPath: 'x/link' },
+    ];
+    p.spec!.volumes = [
+      { name: 'kpm-logs', hostPath: { path: '/log', type: 'DirectoryOrCreate' } },
+      { name: 'kpm-data', hostPath: { path: '/data', type: 'Directory' } },
+    ];
+    expect(verdict(p)).toMatchObject({
+      exitCode: -1,
+      reason: CONFIG_ERROR,
+      failure: {
+        containerMessage: `${kubelet}: host path /data/x/link (subPath x/link of the hostPath volume /data), mounted at /data/x/link`,
+      },
+    });
+  });
+
+  it.each<[string, string]>([
+    ['no volume mount named', 'secret "daq-db" not found'],
+    [
+      'a mount the container does not have',
+      'failed to prepare subPath for volumeMount "other" of container "readout-1"',
+    ],
+  ])('keeps the kubelet’s message as it is with %s', (_, message) => {
+    const p = pod({
+      phase: 'Pending',
+      containerStatuses: [waiting(CONFIG_ERROR, 'readout-1', message)],
+    });
+    expect(verdict(p)).toMatchObject({ failure: { containerMessage: message } });
+  });
 
   it('takes a fatal wait of an init container, and honours a configured list', () => {
     const p = pod({ phase: 'Pending', initContainerStatuses: [waiting('ErrImagePull', 'setup')] });

@@ -4,6 +4,7 @@
  * (typed from a list, or plain JSON from the watch stream — timestamps may be Date or string)
  * and the watch event type in, a verdict out.
  */
+import { posix } from 'node:path';
 import type { V1ContainerStatus, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
 import { NO_EXIT_CODE, type ContainerType } from '@kpm/contracts';
 import {
@@ -105,7 +106,7 @@ function exitOfCause(
     case 'succeeded':
       return { terminal: true, exitCode: 0, reason: GRACEFUL_SHUTDOWN, phase };
     case 'fatal-wait':
-      return fatalExit(phase, podFacts, fatal!);
+      return fatalExit(pod, phase, podFacts, fatal!);
     case 'deleted': {
       const ran = (pod.status?.containerStatuses ?? []).some(hasRun);
       const reason = ran ? POD_DELETED : 'DeletedBeforeStart';
@@ -129,7 +130,13 @@ function exitOfCause(
   }
 }
 
-function fatalExit(phase: string, podFacts: PodFacts, fatal: FatalWait): TerminalVerdict {
+function fatalExit(
+  pod: V1Pod,
+  phase: string,
+  podFacts: PodFacts,
+  fatal: FatalWait,
+): TerminalVerdict {
+  const message = fatal.status.state?.waiting?.message;
   return {
     terminal: true,
     exitCode: NO_EXIT_CODE,
@@ -139,10 +146,30 @@ function fatalExit(phase: string, podFacts: PodFacts, fatal: FatalWait): Termina
       containerName: fatal.status.name,
       containerType: fatal.containerType,
       containerReason: fatal.reason,
-      containerMessage: fatal.status.state?.waiting?.message,
+      containerMessage: message && withHostPath(pod, fatal.status.name, message),
       ...podFacts,
     }),
   };
+}
+
+/**
+ * The kubelet's message naming a volume mount it could not prepare (`failed to prepare subPath
+ * for volumeMount "kpm-data" of container "ru-01"`: e.g. a subPath that a symlink leads out of
+ * its volume) followed by the host path that mount is of, which the kubelet leaves out; any
+ * other message as it is.
+ */
+export function withHostPath(pod: V1Pod, container: string, message: string): string {
+  const name = /volumeMount "([^"]+)"/.exec(message)?.[1];
+  if (name === undefined) return message;
+  const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+  const mount = containers
+    .find((c) => c.name === container)
+    ?.volumeMounts?.find((m) => m.name === name);
+  const volume = pod.spec?.volumes?.find((v) => v.name === name)?.hostPath?.path;
+  if (!mount || volume === undefined) return message;
+  const path = mount.subPath ? posix.join(volume, mount.subPath) : volume;
+  const below = mount.subPath ? ` (subPath ${mount.subPath} of the hostPath volume ${volume})` : '';
+  return `${message}: host path ${path}${below}, mounted at ${mount.mountPath}`;
 }
 
 function fromTerminated(
