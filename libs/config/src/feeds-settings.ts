@@ -8,6 +8,7 @@
  */
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
+import { DEFAULT_FEED_NAMING } from '@kpm/contracts';
 import { IsBoolean, IsInt, IsOptional, Matches, Max, Min, ValidateNested } from 'class-validator';
 
 const TOPIC_PART = /^[a-zA-Z0-9._-]{1,200}$/;
@@ -20,11 +21,11 @@ export class BroadcastFeedConfig {
 
   /** The process manager's own session: drunc uses its Unix user; the topic's middle part. */
   @Matches(TOPIC_PART, { message: `session ${TOPIC_PART_MESSAGE}` })
-  session = 'kpm';
+  session = DEFAULT_FEED_NAMING.broadcast.session;
 
   /** The process manager's name: the topic's last part and the emitter's `process`. */
   @Matches(TOPIC_PART, { message: `name ${TOPIC_PART_MESSAGE}` })
-  name = 'process_manager';
+  name = DEFAULT_FEED_NAMING.broadcast.name;
 }
 
 /** opmon's `ProcessStatus` on `monitoring.<topic>` (opmonlib's OpMonEntry, protobuf). */
@@ -34,7 +35,7 @@ export class OpmonFeedConfig {
 
   /** kafkaopmon's topic name without its `monitoring.` prefix (DUNE's default `opmon_stream`). */
   @Matches(TOPIC_PART, { message: `topic ${TOPIC_PART_MESSAGE}` })
-  topic = 'opmon_stream';
+  topic = DEFAULT_FEED_NAMING.opmon.topic;
 
   /** drunc's `interval_s`: one ProcessStatus per session this often. */
   @IsInt()
@@ -54,7 +55,7 @@ export class ErsFeedConfig {
 
   /** erskafka's topic (its publishers' default `ers_stream`). */
   @Matches(TOPIC_PART, { message: `topic ${TOPIC_PART_MESSAGE}` })
-  topic = 'ers_stream';
+  topic = DEFAULT_FEED_NAMING.ers.topic;
 
   /** The issue's application, as drunc's process manager names its ERS logger. */
   @Matches(TOPIC_PART, { message: `application ${TOPIC_PART_MESSAGE}` })

@@ -6,7 +6,7 @@
  */
 import Long from 'long';
 import type { FeedsConfig } from '@kpm/config';
-import type { ProcessInstance } from '@kpm/contracts';
+import { feedTopicNames, type ProcessInstance } from '@kpm/contracts';
 import type { TransactionalRecord } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import { druncBroadcast, type DruncBroadcast } from './drunc-broadcasts';
@@ -23,12 +23,8 @@ export function feedsOn(feeds: FeedsConfig): boolean {
 }
 
 /** The feeds' topic names, from the settings. */
-export function feedTopics(feeds: FeedsConfig): { broadcast: string; opmon: string; ers: string } {
-  return {
-    broadcast: `control.${feeds.broadcast.session}.${feeds.broadcast.name}`,
-    opmon: `monitoring.${feeds.opmon.topic}`,
-    ers: feeds.ers.topic,
-  };
+export function feedTopics(feeds: FeedsConfig): ReturnType<typeof feedTopicNames> {
+  return feedTopicNames(feeds);
 }
 
 export class FeedRecords {
