@@ -79,6 +79,8 @@ export function ersIssue(t: ProcessTerminated, origin: ErsOrigin): ErsIssue {
         return_code: String(t.exitCode),
         reason: t.reason,
         pod: `${t.namespace}/${t.podName}`,
+        // When kpm's watcher saw the end: how long Kubernetes took to tell, and kpm after it.
+        observed_at: t.observedAt,
       },
     },
     causes: [],
