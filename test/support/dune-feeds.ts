@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import { createTopicsWithLeaders } from '@kpm/kafka';
 import { repoRoot } from '@kpm/stack/paths';
 import { projectPython } from './python';
 import { stackEnv } from './stack-env';
@@ -66,10 +67,10 @@ export class DuneFeeds {
       const existing = new Set(await admin.listTopics());
       const missing = this.topics.filter((t) => !existing.has(t));
       if (missing.length > 0)
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: missing.map((topic) => ({ topic, numPartitions: 1, replicationFactor: 1 })),
-        });
+        await createTopicsWithLeaders(
+          admin,
+          missing.map((topic) => ({ topic, numPartitions: 1, replicationFactor: 1 })),
+        );
     } finally {
       await admin.disconnect();
     }
