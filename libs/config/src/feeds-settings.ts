@@ -16,6 +16,7 @@ const TOPIC_PART_MESSAGE = 'may hold letters, digits, ".", "_" and "-" (a Kafka 
 
 /** drunc's broadcasts on `control.<session>.<name>` (drunc's BroadcastMessage, protobuf). */
 export class BroadcastFeedConfig {
+  /** Write drunc's broadcasts (off: describe offers none either). */
   @IsBoolean()
   enabled = true;
 
@@ -30,6 +31,7 @@ export class BroadcastFeedConfig {
 
 /** opmon's `ProcessStatus` on `monitoring.<topic>` (opmonlib's OpMonEntry, protobuf). */
 export class OpmonFeedConfig {
+  /** Publish opmon's ProcessStatus every interval. */
   @IsBoolean()
   enabled = true;
 
@@ -50,6 +52,7 @@ export class OpmonFeedConfig {
 
 /** ERS CRITICAL issues for a process that died without a kill asking (erskafka's IssueChain). */
 export class ErsFeedConfig {
+  /** Write an ERS issue for every death nobody asked for. */
   @IsBoolean()
   enabled = true;
 
@@ -64,9 +67,10 @@ export class ErsFeedConfig {
 
 export class FeedsConfig {
   /**
-   * drunc's `kafka_address`: the broker a shell dials to follow the broadcasts, as `describe`
-   * advertises it; unset, the first of `kafka.brokers`. The feeds are written to kpm's own
-   * brokers whatever it says (a Kafka transaction spans one cluster).
+   * drunc's `kafka_address`: the broker drunc's shells dial to follow the broadcasts, offered by
+   * the drunc gateway's `describe` (`broadcast`) only when set — a shell given an address it
+   * cannot reach fails as it starts. The feeds themselves go to `kafka.brokers` whatever it says
+   * (a Kafka transaction spans one cluster), so name an address of that cluster.
    */
   @IsOptional()
   @Matches(/^[^\s:]+:\d{1,5}$/, { message: 'kafkaAddress must be host:port' })
