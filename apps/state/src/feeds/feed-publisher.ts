@@ -104,7 +104,16 @@ export class FeedPublisher implements OnApplicationBootstrap, OnModuleDestroy {
           missing.map((t) => ({ ...t, replicationFactor })),
         );
       } catch (error) {
-        if (!/already exists/i.test((error as Error).message)) throw error;
+        // Another replica may have created them between our list and create: that is success.
+        const nested = (error as { errors?: Array<{ type?: string }> }).errors ?? [];
+        const exists = (e: { type?: string }) => e.type === 'TOPIC_ALREADY_EXISTS';
+        if (nested.length > 0 ? nested.every(exists) : exists(error as { type?: string })) return;
+        const names = missing.map((t) => t.topic).join(', ');
+        throw new Error(
+          `DUNE's feed topics ${names} are missing and could not be created ` +
+            `(${(error as Error).message}): create them, grant the state principal Create on ` +
+            'them, or switch those feeds off (feeds.<broadcast|opmon|ers>.enabled=false)',
+        );
       }
     });
   }

@@ -1,3 +1,5 @@
+import { instance } from '../domain/__fixtures__/facts';
+import { bySession } from './feed-publisher';
 import { opmonEntry, opmonKey, processStatus } from './opmon-status';
 
 describe('opmon’s ProcessStatus', () => {
@@ -32,5 +34,14 @@ describe('opmon’s ProcessStatus', () => {
       },
     });
     expect(opmonKey(entry)).toBe('run-42.process_manager/dunedaq.drunc.opmon.ProcessStatus');
+  });
+});
+
+describe('bySession', () => {
+  it('groups the owned rows by their session, one ProcessStatus each', () => {
+    const rows = [instance('ru-01', 1, 'a'), instance('ru-02', 1, 'b'), instance('ru-03', 1, 'a')];
+    const sessions = bySession(rows);
+    expect([...sessions.keys()]).toEqual(['a', 'b']);
+    expect(processStatus(sessions.get('a')!)).toEqual({ n_running: 2, n_dead: 0, n_session: 1 });
   });
 });
