@@ -1,7 +1,7 @@
 /**
  * describe: kpm, in drunc's Description — type `process_manager`, drunc's eight commands with
- * drunc's own data and return types, flag EXECUTED_SUCCESSFULLY. No broadcast is offered: kpm's
- * broadcasts are CloudEvents on kpm.broadcast, not drunc's protobuf topic.
+ * drunc's own data and return types, flag EXECUTED_SUCCESSFULLY; `broadcast` where drunc's
+ * protobuf broadcasts can be followed, when the operator says so (broadcast-listing.ts).
  */
 import { ResponseFlag, type CommandDescription, type Description } from './wire/drunc-messages';
 
@@ -48,8 +48,13 @@ function command(name: string, data_type: string[], help: string, return_type: s
   return { name, data_type, help, return_type };
 }
 
-export function describeKpm(identity: { name: string; endpoint: string }): Description {
+export function describeKpm(identity: {
+  name: string;
+  endpoint: string;
+  broadcast?: { type_url: string; value: Uint8Array };
+}): Description {
   return {
+    ...(identity.broadcast ? { broadcast: identity.broadcast } : {}),
     type: 'process_manager',
     name: identity.name,
     endpoint: identity.endpoint,

@@ -12,6 +12,7 @@ import {
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import { KpmSettings } from '@kpm/config';
 import { ServiceKitModule } from '@kpm/service-kit';
+import { broadcastListing } from './broadcast-listing';
 import { CommandRunner } from './calls/command-runner';
 import { DruncProcessManager } from './drunc-process-manager';
 import { ProcessManagerController } from './process-manager.controller';
@@ -60,7 +61,7 @@ export class DruncGatewayModule {
                 retryWindowMs: gateway.retryWindowSeconds * 1000,
                 viewPollMs: 1_000,
               }),
-              { name: gateway.name, endpoint },
+              { name: gateway.name, endpoint, broadcast: broadcastListing(settings.feeds) },
             ),
           inject: [KPM_CLIENT],
         },

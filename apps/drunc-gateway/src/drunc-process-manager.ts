@@ -51,6 +51,8 @@ export interface GatewayIdentity {
   name: string;
   /** The address clients use, `grpc://host:port`. */
   endpoint: string;
+  /** Where drunc's broadcasts are, when offered (broadcast-listing.ts). */
+  broadcast?: { type_url: string; value: Uint8Array };
 }
 
 export class DruncProcessManager {

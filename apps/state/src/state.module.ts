@@ -6,6 +6,7 @@ import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/servi
 import { DashboardApiController } from './dashboard/dashboard-api.controller';
 import { DashboardController } from './dashboard/dashboard.controller';
 import { DashboardFeed } from './dashboard/dashboard-feed';
+import { FeedPublisher } from './feeds/feed-publisher';
 import { EventsController } from './http/events.controller';
 import { ProcessesController } from './http/processes.controller';
 import { StreamLimit, StreamSlots } from './http/stream-limit';
@@ -35,6 +36,7 @@ export class StateModule {
           inject: [KAFKA_CLIENT],
         },
         StateCoordinator,
+        FeedPublisher,
         DashboardFeed,
         StreamSlots,
         StreamLimit,

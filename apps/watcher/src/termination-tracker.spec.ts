@@ -46,7 +46,7 @@ function pod(options: PodOptions = {}): V1Pod {
               app: 'readout',
             },
       finalizers: options.finalizers ?? [FINALIZER],
-      ...(options.deleting ? { deletionTimestamp: new Date() } : {}),
+      ...(options.deleting ? { deletionTimestamp: NOW } : {}),
     },
     spec: { containers: [{ name: 'readout' }] },
     status: {
@@ -88,6 +88,23 @@ describe('TerminationTracker', () => {
     });
     // Further events while the record is on its way change nothing.
     expect(t.observe('MODIFIED', pod({ exitCode: 3 }), 'watch')).toEqual([]);
+    // It ended on its own: nobody asked for its deletion.
+    expect(termination.deletionRequestedAt).toBeUndefined();
+  });
+
+  it('says when the deletion of a pod that ended was asked (a kill), seen live or vanished', () => {
+    const t = tracker();
+    t.observe('ADDED', pod({ running: true, deleting: true }), 'watch');
+    const [killed] = publishes(
+      t.observe('MODIFIED', pod({ exitCode: 143, deleting: true }), 'watch'),
+    );
+    expect(killed.deletionRequestedAt).toBe(NOW.toISOString());
+    t.observe('ADDED', pod({ uid: 'uid-2', running: true, deleting: true }), 'watch');
+    const [vanished] = publishes(t.resync([]));
+    expect(vanished).toMatchObject({
+      identity: { podUid: 'uid-2' },
+      deletionRequestedAt: NOW.toISOString(),
+    });
   });
 
   it('keeps the first terminal verdict even if statuses are rewritten before publication', () => {

@@ -21,7 +21,12 @@ import type { DetectionSource } from '@kpm/contracts';
 import type { KpmLabels } from '@kpm/kube';
 import { podIdentity, type PodIdentity, type Termination } from './termination';
 import { trackedPod } from './tracked-pod';
-import { terminalVerdict, vanishedVerdict, type PodEventType } from './rules/termination-rules';
+import {
+  isoTime,
+  terminalVerdict,
+  vanishedVerdict,
+  type PodEventType,
+} from './rules/termination-rules';
 
 export type TrackerAction =
   { kind: 'publish'; termination: Termination } | { kind: 'release'; pod: V1Pod };
@@ -116,6 +121,7 @@ export class TerminationTracker {
       verdict,
       detectedBy,
       observedAt: this.now().toISOString(),
+      ...deletionOf(pod),
     };
     return [{ kind: 'publish', termination: entry.termination }];
   }
@@ -162,6 +168,7 @@ export class TerminationTracker {
         verdict: vanishedVerdict(entry.pod.status?.phase),
         detectedBy: 'reconcile',
         observedAt: this.now().toISOString(),
+        ...deletionOf(entry.pod),
       };
       actions.push({ kind: 'publish', termination: entry.termination });
     }
@@ -237,4 +244,10 @@ export class TerminationTracker {
     );
     return { ...pod, metadata: { ...pod.metadata, finalizers } };
   }
+}
+
+/** The pod's deletionTimestamp, when its deletion was asked (a kill's, or anyone's). */
+function deletionOf(pod: V1Pod): { deletionRequestedAt?: string } {
+  const at = isoTime(pod.metadata?.deletionTimestamp);
+  return at ? { deletionRequestedAt: at } : {};
 }

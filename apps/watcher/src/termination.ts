@@ -36,6 +36,8 @@ export interface Termination {
   detectedBy: DetectionSource;
   /** When the watcher first saw the pod terminal (RFC 3339). */
   observedAt: string;
+  /** The pod's deletionTimestamp when it was seen ending: its end was asked for. */
+  deletionRequestedAt?: string;
 }
 
 export function podIdentity(pod: V1Pod, labels: KpmLabels): PodIdentity {
@@ -81,6 +83,7 @@ function terminatedData(termination: Termination): ProcessTerminated {
   if (verdict.failure) data.failure = { ...verdict.failure };
   if (verdict.startedAt) data.startedAt = verdict.startedAt;
   if (verdict.finishedAt) data.finishedAt = verdict.finishedAt;
+  if (termination.deletionRequestedAt) data.deletionRequestedAt = termination.deletionRequestedAt;
   return data;
 }
 

@@ -9,3 +9,4 @@ export * from './drunc-settings';
 export * from './http-auth-settings';
 export * from './gateway-settings';
 export * from './settings-catalog';
+export * from './feeds-settings';

@@ -11,6 +11,7 @@ import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage } from 'class-validator';
 import { BOOT_WORKER_ENV, IdRange, idRangeOf, RunAsIds, runAsIdsOf } from './boot-worker-settings';
 import { DRUNC_SETTINGS } from './drunc-settings';
+import { FEEDS_ENV } from './feeds-settings';
 import { GATEWAY_ENV } from './gateway-settings';
 import { HTTP_AUTH_ENV } from './http-auth-settings';
 import { KAFKA_SECURITY_ENV } from './kafka-security-settings';
@@ -69,6 +70,7 @@ export const ESTABLISHED_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ...STATE_ENV,
   ...SECURITY_ENV,
   ...GATEWAY_ENV,
+  ...FEEDS_ENV,
   ['KUBECONFIG', 'kubeconfig', String],
 ];
 

@@ -36,6 +36,11 @@ const SECTIONS: ReadonlyArray<{ title: string; readBy: string; paths: RegExp }> 
   { title: 'State', readBy: 'the state service', paths: /^state\./ },
   { title: 'Security', readBy: 'the boot-worker and the state service', paths: /^security\./ },
   { title: 'drunc gateway', readBy: 'the drunc gateway', paths: /^gateway\./ },
+  {
+    title: "DUNE's feeds",
+    readBy: 'the state service; the drunc gateway (describe: kafkaAddress, broadcast)',
+    paths: /^feeds\./,
+  },
 ];
 
 /** The reference as Markdown (format it with Prettier before writing). */

@@ -21,6 +21,7 @@ import {
   PodManagementConfig,
   VolumeConfig,
 } from './boot-worker-settings';
+import { FeedsConfig } from './feeds-settings';
 import { GatewayConfig } from './gateway-settings';
 import { HttpAuthConfig } from './http-auth-settings';
 import { KafkaSaslConfig, KafkaSslConfig } from './kafka-security-settings';
@@ -194,6 +195,11 @@ export class KpmSettings {
   @ValidateNested()
   @Type(() => StateConfig)
   state = new StateConfig();
+
+  /** DUNE's feeds: drunc's broadcasts, opmon and ERS (see feeds-settings.ts). */
+  @ValidateNested()
+  @Type(() => FeedsConfig)
+  feeds = new FeedsConfig();
 
   /** The drunc gateway's settings (see gateway-settings.ts). */
   @ValidateNested()

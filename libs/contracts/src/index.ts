@@ -18,6 +18,7 @@ export * from './parse';
 export * from './registry';
 export * from './roles';
 export * from './topics';
+export * from './feed-topics';
 export * from './trace-context';
 export {
   compileNamePattern,

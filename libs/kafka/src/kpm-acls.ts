@@ -87,9 +87,36 @@ const NEEDS: Record<KpmRole, RoleNeeds> = {
   operator: { reads: [...TOPIC_IDS], writes: ['commands'], groups: [''], transactions: false },
 };
 
-/** The grants of `principal` in role `role` over the topics of `topicPrefix`. */
-export function kpmAcls(role: KpmRole, principal: string, topicPrefix: string): KpmAcl[] {
+/**
+ * DUNE's feeds (docs/design.md §5.7) are named by DUNE, not under kpm's prefix: the state
+ * service writes them (in its transactions) and an operator reads them; each literal topic
+ * also gets Describe, so the state service sees that it exists.
+ */
+const FEED_OPERATIONS: Partial<Record<KpmRole, readonly KpmAcl['operation'][]>> = {
+  state: ['write', 'describe'],
+  operator: ['read', 'describe'],
+};
+
+/**
+ * The grants of `principal` in role `role` over the topics of `topicPrefix`, and over DUNE's
+ * feed topics `feedTopics` (`control.<session>.<name>`, `monitoring.<topic>`, the ERS topic).
+ */
+export function kpmAcls(
+  role: KpmRole,
+  principal: string,
+  topicPrefix: string,
+  feedTopics: readonly string[] = [],
+): KpmAcl[] {
   const needs = NEEDS[role];
+  const feeds = feedTopics.flatMap((name) =>
+    (FEED_OPERATIONS[role] ?? []).map((operation): KpmAcl => ({
+      principal,
+      resource: 'topic',
+      name,
+      prefixed: false,
+      operation,
+    })),
+  );
   const topic = (id: TopicId, operation: KpmAcl['operation']): KpmAcl => ({
     principal,
     resource: 'topic',
@@ -121,6 +148,7 @@ export function kpmAcls(role: KpmRole, principal: string, topicPrefix: string): 
           prefixed('transactional-id', consumerGroupId(topicPrefix, 'state'), op),
         )
       : []),
+    ...feeds,
   ];
 }
 

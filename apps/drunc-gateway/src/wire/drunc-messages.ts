@@ -126,5 +126,7 @@ export interface Description {
   info?: string;
   session?: string;
   commands: CommandDescription[];
+  /** Where drunc's broadcasts are: Any(KafkaBroadcastHandlerConfiguration). */
+  broadcast?: { type_url: string; value: Uint8Array };
   flag: ResponseFlag;
 }

@@ -24,6 +24,7 @@ export function receivedBroadcast(
   commandId: string,
   commandType: string,
   session: string,
+  user?: string,
 ): BroadcastEffect {
   return {
     kind: 'broadcast',
@@ -31,7 +32,7 @@ export function receivedBroadcast(
     broadcastType: 'COMMAND_RECEIVED',
     session,
     text: `${SERVICE} received ${commandType} ${commandId}`,
-    data: { commandId, commandType },
+    data: { commandId, commandType, ...(user === undefined ? {} : { user }) },
   };
 }
 

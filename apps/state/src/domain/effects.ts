@@ -3,7 +3,12 @@
  * the Kafka adapter turns them into CloudEvents and writes them in one transaction with the
  * consumed offsets.
  */
-import type { BroadcastType, CommandCompleted, ProcessInstance } from '@kpm/contracts';
+import type {
+  BroadcastType,
+  CommandCompleted,
+  ProcessInstance,
+  ProcessTerminated,
+} from '@kpm/contracts';
 
 /** drunc's broadcast on `kpm.broadcast`; `id` derives from what caused it. */
 export interface BroadcastEffect {
@@ -34,4 +39,15 @@ interface TombstoneEffect {
   session: string;
 }
 
-export type Effect = BroadcastEffect | CompletionEffect | ProcessEffect | TombstoneEffect;
+/**
+ * A process ended that no kill, terminate or restart asked to end (its pod was not being deleted
+ * and no open kill aimed at it): drunc's "Process <name> has died" — DUNE's feeds (src/feeds)
+ * write it to ERS; nothing goes to kpm's own topics.
+ */
+export interface DeathEffect {
+  kind: 'death';
+  termination: ProcessTerminated;
+}
+
+export type Effect =
+  BroadcastEffect | CompletionEffect | ProcessEffect | TombstoneEffect | DeathEffect;

@@ -7,6 +7,7 @@ import type { KillAccepted, ProcessTerminated } from '@kpm/contracts';
 import { rebootOf } from './boot-progress';
 import { startBroadcast, terminationBroadcast } from './broadcasts';
 import { killCommandType, killCompletion } from './completions';
+import { deathOf } from './deaths';
 import type { Effect } from './effects';
 import { KillAggregate } from './kill-aggregate';
 import type { ShardMemory } from './shard-memory';
@@ -47,9 +48,13 @@ export function processTerminated(
   if (!fresh) return []; // the same pod's end, re-published
   const out: Effect[] = memory.publish(() => [terminationBroadcast(termination)]);
   if (changed) out.push({ kind: 'process', instance: changed });
+  let asked = false;
   for (const kill of [...memory.kills.values()]) {
-    if (kill.offer(termination, time)) out.push(...memory.settleKill(kill));
+    if (!kill.offer(termination, time)) continue;
+    asked = true;
+    out.push(...memory.settleKill(kill));
   }
+  out.push(...memory.publish(() => deathOf(termination, asked)));
   return out;
 }
 

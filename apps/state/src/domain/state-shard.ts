@@ -124,7 +124,7 @@ export class StateShard {
       case CommandType.terminate:
       case CommandType.restart:
       case CommandType.logs:
-        return this.received(event.id, event.type, session); // the boot-worker answers it
+        return this.received(event.id, event.type, session, actingUser(event)); // the boot-worker answers it
       case ProcessEventType.bootAccepted:
         return acceptBoot(memory, event.data, session, time);
       case ProcessEventType.processBooted:
@@ -159,9 +159,20 @@ export class StateShard {
     return expireKills(this.memory);
   }
 
-  private received(commandId: string, commandType: string, session: string): Effect[] {
-    return this.memory.publish(() => [receivedBroadcast(commandId, commandType, session)]);
+  private received(
+    commandId: string,
+    commandType: string,
+    session: string,
+    user?: string,
+  ): Effect[] {
+    return this.memory.publish(() => [receivedBroadcast(commandId, commandType, session, user)]);
   }
+}
+
+/** The user a command acts as (every command carries one; drunc's broadcasts name it). */
+function actingUser(event: KpmEvent): string | undefined {
+  const data = event.data as { user?: unknown } | undefined;
+  return typeof data?.user === 'string' ? data.user : undefined;
 }
 
 function tableCommand(

@@ -38,7 +38,7 @@ export function answerPs(
   ps: TableCommand,
 ): Effect[] {
   const received = memory.publish(() => [
-    receivedBroadcast(ps.commandId, CommandType.ps, ps.session),
+    receivedBroadcast(ps.commandId, CommandType.ps, ps.session, ps.user),
   ]);
   if (memory.completed.has(ps.commandId)) return received;
   const sorted = directory ? directory(ps.query) : memory.book.table.select(ps.query);
@@ -54,7 +54,9 @@ export function flushDead(
   operators: readonly string[],
 ): Effect[] {
   const { commandId, session } = flush;
-  const received = memory.publish(() => [receivedBroadcast(commandId, CommandType.flush, session)]);
+  const received = memory.publish(() => [
+    receivedBroadcast(commandId, CommandType.flush, session, flush.user),
+  ]);
   if (memory.completed.has(commandId) || !memory.live) return received;
   const foreign = foreignFlushErrors(memory, flush, operators);
   if (foreign.length > 0) return [...received, ...refuse(memory, flush, foreign)];

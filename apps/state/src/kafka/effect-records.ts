@@ -31,13 +31,13 @@ export class EffectRecords {
   ) {}
 
   encode(partition: number, effects: readonly Effect[]): TransactionalRecord[] {
-    return effects.map((effect) => this.record(partition, effect));
+    return effects.flatMap((effect) => this.record(partition, effect));
   }
 
-  private record(partition: number, effect: Effect): TransactionalRecord {
+  private record(partition: number, effect: Effect): TransactionalRecord[] {
     switch (effect.kind) {
       case 'completion':
-        return this.completion(partition, effect.completion);
+        return [this.completion(partition, effect.completion)];
       case 'broadcast': {
         const { id, broadcastType, text, session, data } = effect;
         const encoded = this.broadcaster.encode({
@@ -47,12 +47,14 @@ export class EffectRecords {
           data,
           session: session || undefined,
         });
-        return { topic: this.topic('broadcast'), partition, ...encoded };
+        return [{ topic: this.topic('broadcast'), partition, ...encoded }];
       }
       case 'process':
-        return this.processRow(partition, effect.instance);
+        return [this.processRow(partition, effect.instance)];
       case 'tombstone':
-        return this.shardRow(partition, processTombstone(effect.uuid));
+        return [this.shardRow(partition, processTombstone(effect.uuid))];
+      case 'death':
+        return []; // DUNE's feeds only (src/feeds/feed-records.ts)
     }
   }
 

@@ -5,6 +5,7 @@
 import { withTrace } from '@kpm/contracts';
 import type { TransactionalRecord } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
+import type { FeedRecords } from '../feeds/feed-records';
 import { CommandTraces } from './command-traces';
 import type { EffectRecords } from './effect-records';
 import type { ShardStep } from './shard-input';
@@ -16,6 +17,8 @@ export class ShardOutput {
     private readonly records: EffectRecords,
     tracesKept: number,
     private readonly count: (effects: readonly Effect[]) => void,
+    /** DUNE's feeds, written in the same transaction (absent: all switched off). */
+    private readonly feeds?: FeedRecords,
   ) {
     this.traces = new CommandTraces(tracesKept);
   }
@@ -23,18 +26,20 @@ export class ShardOutput {
   /** The records of what one input record did; the trace of its command is remembered. */
   ofRecord(partition: number, step: ShardStep): TransactionalRecord[] {
     this.traces.remember(partition, step.commandId, step.traceparent);
-    return this.traced(partition, step.effects, step.traceparent);
+    return [
+      ...this.traced(partition, step.effects, step.traceparent),
+      ...this.feedsOf(step.effects),
+    ];
   }
 
   /** The records of what time did (expired deadlines): each with its command's trace. */
   ofTime(partition: number, effects: readonly Effect[]): TransactionalRecord[] {
-    return this.traced(partition, effects, undefined);
+    return [...this.traced(partition, effects, undefined), ...this.feedsOf(effects)];
   }
 
   /** The records of what a restore found due, in the trace of the restore itself. */
   ofRestore(partition: number, effects: readonly Effect[]): TransactionalRecord[] {
-    this.count(effects);
-    return this.records.encode(partition, effects);
+    return [...this.encoded(partition, effects), ...this.feedsOf(effects)];
   }
 
   release(partition: number): void {
@@ -48,8 +53,17 @@ export class ShardOutput {
   ): TransactionalRecord[] {
     return effects.flatMap((effect) =>
       withTrace(this.traces.traceOf(partition, effect, cause), () =>
-        this.ofRestore(partition, [effect]),
+        this.encoded(partition, [effect]),
       ),
     );
+  }
+
+  private encoded(partition: number, effects: readonly Effect[]): TransactionalRecord[] {
+    this.count(effects);
+    return this.records.encode(partition, effects);
+  }
+
+  private feedsOf(effects: readonly Effect[]): TransactionalRecord[] {
+    return this.feeds ? this.feeds.encode(effects) : [];
   }
 }

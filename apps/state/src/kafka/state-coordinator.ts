@@ -9,9 +9,10 @@
  *   release(p)    p left this replica.
  * `ps` reads every owned shard and, for other sessions, the view (OwnedShards.select).
  */
+import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { systemClock, type Clock } from '@kpm/common';
-import { eventSource } from '@kpm/contracts';
+import { eventSource, type ProcessInstance } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import {
   consumerGroupId,
@@ -26,6 +27,7 @@ import {
 } from '@kpm/kafka';
 import { Broadcaster } from '@kpm/service-kit';
 import { shardLimits, StateShard, type OpenCommand } from '../domain/state-shard';
+import { FeedRecords, feedsOn } from '../feeds/feed-records';
 import { StateView } from '../view/state-view';
 import { EffectRecords } from './effect-records';
 import { OwnedShards } from './owned-shards';
@@ -77,8 +79,11 @@ export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy 
     const records = new EffectRecords(settings.kafka.topicPrefix, source, broadcaster);
     this.shards = new OwnedShards(view);
     this.input = new ShardInput(settings, groupId);
-    this.output = new ShardOutput(records, settings.state.completedCommandsKept, (effects) =>
-      metrics.count(effects),
+    this.output = new ShardOutput(
+      records,
+      settings.state.completedCommandsKept,
+      (effects) => metrics.count(effects),
+      feedsOn(settings.feeds) ? new FeedRecords(settings.feeds, hostname()) : undefined,
     );
     this.restorer = new ShardRestore(settings, kafka.readHistory, groupId);
     this.snapshots = new ShardSnapshots(settings, kafka.endOffsets, this.clock, () =>
@@ -101,6 +106,11 @@ export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy 
 
   openCommand(commandId: string): OpenCommand | undefined {
     return this.shards.openCommand(commandId);
+  }
+
+  /** The processes of the sessions this replica owns (opmon counts them, src/feeds). */
+  ownedProcesses(): ProcessInstance[] {
+    return this.shards.all().flatMap((shard) => shard.table.all());
   }
 
   async restore(

@@ -99,6 +99,14 @@ export class ProcessTerminated {
   @IsTimestamp()
   finishedAt?: string;
 
+  /**
+   * When the pod's deletion was requested, if it was being deleted as it ended (a kill,
+   * terminate or restart deletes its pods): the end was asked for. Absent: it ended on its own.
+   */
+  @IsOptional()
+  @IsTimestamp()
+  deletionRequestedAt?: string;
+
   @IsTimestamp()
   observedAt!: string;
 

@@ -17,6 +17,7 @@ import {
   type PublicTopicId as TopicId,
   type TopicKeyKind,
 } from '../topics';
+import { feedAsyncApi } from './feed-channels';
 import { classSchemas, envelopeSchema, reachableSchemas, type JsonSchema } from './json-schemas';
 
 const KAFKA_BINDING_VERSION = '0.5.0';
@@ -262,6 +263,7 @@ export function asyncApiDocument(): JsonSchema {
   const used = new Set(
     EVENT_TYPES.flatMap((t) => reachableSchemas(typeEntry(t).dataClass.name, schemas, prefix)),
   );
+  const feeds = feedAsyncApi();
   return {
     asyncapi: '3.0.0',
     info: {
@@ -272,19 +274,27 @@ export function asyncApiDocument(): JsonSchema {
         `structured JSON mode with the header \`${CONTENT_TYPE_HEADER}: ${CLOUDEVENTS_CONTENT_TYPE}\`; ` +
         'commands may also be written in binary mode (`ce_` headers, value = data). ' +
         'A command carrying `traceparent` has it on every record it causes. ' +
-        'Every keyed topic has the same number of partitions and is keyed by session. Brokers: `KPM_KAFKA_BROKERS`.',
+        'Every keyed topic has the same number of partitions and is keyed by session. Brokers: `KPM_KAFKA_BROKERS`. ' +
+        "DUNE's feeds (channels `feed-*`) are DUNE's own protobuf messages instead, on the topics DUNE names.",
     },
     defaultContentType: CLOUDEVENTS_CONTENT_TYPE,
-    channels: Object.fromEntries(TOPIC_IDS.map((id) => [id, channel(id)])),
-    operations: Object.fromEntries(SERVICE_OPERATIONS.map(operation)),
+    channels: {
+      ...Object.fromEntries(TOPIC_IDS.map((id) => [id, channel(id)])),
+      ...feeds.channels,
+    },
+    operations: { ...Object.fromEntries(SERVICE_OPERATIONS.map(operation)), ...feeds.operations },
     components: {
       parameters: {
         prefix: {
           default: DEFAULT_TOPIC_PREFIX,
           description: 'The topic prefix (`KPM_TOPIC_PREFIX`).',
         },
+        ...feeds.parameters,
       },
-      messages: Object.fromEntries(EVENT_TYPES.map((type) => [type, message(type, attributes)])),
+      messages: {
+        ...Object.fromEntries(EVENT_TYPES.map((type) => [type, message(type, attributes)])),
+        ...feeds.messages,
+      },
       schemas: Object.fromEntries([...used].sort().map((name) => [name, schemas[name]])),
     },
   };

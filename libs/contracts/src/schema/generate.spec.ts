@@ -87,7 +87,19 @@ describe('generated documents', () => {
     });
 
     it('has a message for every type, each with an example that parses on its topic', () => {
-      expect(Object.keys(doc.components.messages).sort()).toEqual([...EVENT_TYPES].sort());
+      // DUNE's feeds are protobuf messages, not CloudEvents (feed-channels.ts).
+      const feeds = [
+        'dunedaq.druncschema.BroadcastMessage',
+        'dunedaq.ersschema.IssueChain',
+        'dunedaq.opmon.OpMonEntry',
+      ];
+      expect(Object.keys(doc.components.messages).sort()).toEqual(
+        [...EVENT_TYPES, ...feeds].sort(),
+      );
+      for (const feed of feeds) {
+        const payload = doc.components.messages[feed].payload as { schema: string };
+        expect(payload.schema).toContain(`message ${feed.split('.').at(-1)} {`);
+      }
       expect(EVENT_TYPES).toHaveLength(18);
       for (const type of EVENT_TYPES) {
         const [example] = doc.components.messages[type].examples as Array<{ payload: unknown }>;

@@ -7,8 +7,22 @@
  * settings and where the services' password files are.
  */
 import { existsSync } from 'node:fs';
-import { DEFAULT_PARTITIONS, DEFAULT_TOPIC_PREFIX, topicSpecs } from '@kpm/contracts';
-import { applyAcls, createKafkaClient, kpmAcls, TopicAdmin, type KafkaClient } from '@kpm/kafka';
+import {
+  DEFAULT_FEED_NAMING,
+  DEFAULT_PARTITIONS,
+  DEFAULT_TOPIC_PREFIX,
+  feedTopicNames,
+  topicSpecs,
+} from '@kpm/contracts';
+import {
+  applyAcls,
+  createKafkaClient,
+  createTopicsWithLeaders,
+  kpmAcls,
+  TopicAdmin,
+  withAdmin,
+  type KafkaClient,
+} from '@kpm/kafka';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { Daemon } from '../daemon';
 import { withFileLock } from '../file-lock';
@@ -169,13 +183,30 @@ export class SecureKafkaBroker implements StackComponent {
     );
   }
 
-  /** kpm's topics and each role's ACLs, created by the broker's own (super) user; idempotent. */
+  /**
+   * kpm's topics, DUNE's feed topics (the state service then needs no Create) and each role's
+   * ACLs, created by the broker's own (super) user; idempotent.
+   */
   private async provision(admin: KafkaClient): Promise<void> {
     await new TopicAdmin(admin).ensure(
       topicSpecs({ prefix: this.topicPrefix, partitions: DEFAULT_PARTITIONS }),
     );
+    const feeds = feedTopicNames(DEFAULT_FEED_NAMING);
+    await withAdmin(admin, async (client) => {
+      const existing = new Set(await client.listTopics());
+      const missing = Object.values(feeds).filter((topic) => !existing.has(topic));
+      if (missing.length === 0) return;
+      await createTopicsWithLeaders(
+        client,
+        missing.map((topic) => ({
+          topic,
+          numPartitions: topic === feeds.broadcast ? 1 : DEFAULT_PARTITIONS,
+          replicationFactor: 1,
+        })),
+      );
+    });
     const acls = SECURE_PRINCIPALS.flatMap(({ user, role }) =>
-      role ? kpmAcls(role, user, this.topicPrefix) : [],
+      role ? kpmAcls(role, user, this.topicPrefix, Object.values(feeds)) : [],
     );
     await applyAcls(admin, acls);
   }
