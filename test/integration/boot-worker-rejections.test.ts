@@ -44,9 +44,9 @@ const cases: Case[] = [
   [
     'bad-name',
     CommandType.boot,
-    () => boot(fresh, [app('RU_01')]),
+    () => boot(fresh, [app('RU 01')]),
     'processes[0].name',
-    () => 'must be a DNS-1123 label',
+    () => 'must be a process name of 1 to 253 characters without whitespace or control characters',
   ],
   [
     'duplicate-name',

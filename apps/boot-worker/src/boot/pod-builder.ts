@@ -19,7 +19,7 @@ import type {
 } from '@kubernetes/client-node';
 import { currentTraceparent } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import type { KpmLabels } from '@kpm/kube';
+import { podNameOf, type KpmLabels } from '@kpm/kube';
 import { configuredVolumes, coveredBy } from './configured-volumes';
 import { logFileRedirection, specMounts } from './host-mounts';
 import type { PlannedProcess } from './planned-process';
@@ -108,11 +108,12 @@ export class PodBuilder {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
-        name: spec.name,
+        name: podNameOf(spec.name),
         namespace: context.session,
         labels: this.podLabels(process, context),
         annotations: {
           ...spec.annotations,
+          [this.labels.nameAnnotation]: spec.name,
           [this.labels.specAnnotation]: JSON.stringify(spec),
           [this.labels.commandAnnotation]: context.commandId,
           ...traceAnnotation(this.labels),
@@ -160,7 +161,7 @@ export class PodBuilder {
     const { network, readout } = plan;
     const pm = this.settings.podManagement;
     return {
-      name: spec.name,
+      name: podNameOf(spec.name),
       image: this.image(process),
       command: ['/bin/bash', '-c', this.script(process, network)],
       ...this.containerEnv(process, context.user, network),
@@ -301,7 +302,7 @@ export class PodBuilder {
       ...(spec.treeId !== undefined ? { [this.labels.treeId]: spec.treeId } : {}),
       [this.labels.role]: process.role,
       [this.labels.user]: context.user,
-      [this.labels.app]: spec.name,
+      [this.labels.app]: podNameOf(spec.name),
     };
   }
 

@@ -78,11 +78,16 @@ describe('boot command', () => {
     expect(errors).toEqual(rejects('processes[3].name', 'duplicate name "a" (also processes[0])'));
   });
 
-  it.each(['RU-01', 'ru_01', 'ru.01', '', 'r'.repeat(64)])(
+  it.each(['RU-01', 'ru_01', 'ru.01', 'dummy_boot_0', '0', 'r'.repeat(253), 'été'])(
+    "accepts drunc's process name %j",
+    (name) => expect(firstProcess((p) => (p.name = name))).toEqual([]),
+  );
+
+  it.each(['', 'r'.repeat(254), 'ru 01', 'ru\t01', 'ru\n01', 'ru\u0000'])(
     'rejects the process name %j',
     (name) => {
       expect(firstProcess((p) => (p.name = name))).toEqual(
-        rejects('processes[0].name', 'DNS-1123 label'),
+        rejects('processes[0].name', 'without whitespace or control characters'),
       );
     },
   );
@@ -293,7 +298,7 @@ describe('boot command', () => {
   it('reports every error at once', () => {
     const errors = boot((d) => {
       d.user = '';
-      d.processes[0].name = 'X';
+      d.processes[0].name = 'X 1';
       d.processes[0].logsPath = 'rel';
     });
     expect(errors.map((e) => e.path).sort()).toEqual([
