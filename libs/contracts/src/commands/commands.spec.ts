@@ -411,3 +411,18 @@ describe('terminate, restart, flush, ps and logs commands', () => {
     expect(errorsOf(CommandType.logs, (d) => (d.tailLines = 10000))).toEqual([]);
   });
 });
+
+describe('ps command', () => {
+  const ps = (cursor: string) => errorsOf(CommandType.ps, (d) => (d.cursor = cursor));
+  const uuid = '0b0e1c9a-4c5e-4a8a-9d55-8f1f0d7a2b3c';
+
+  it.each(['ru-01', 'dummy_boot_0', 'RU.01', 'a/b'])(
+    "accepts a cursor after drunc's name %j",
+    (name) => expect(ps(`run-1/${name}/${uuid}`)).toEqual([]),
+  );
+
+  it.each(['run-1/ru 01/' + uuid, 'Run_1/ru-01/' + uuid, 'run-1//' + uuid, 'run-1/ru-01/x'])(
+    'rejects the cursor %j',
+    (cursor) => expect(ps(cursor)).toEqual(rejects('cursor', 'nextCursor of a ps completion')),
+  );
+});
