@@ -99,6 +99,14 @@ export class KillCommand extends ActingQueryCommand {
 
   @IsKillTimeoutSeconds()
   timeoutSeconds?: number;
+
+  /**
+   * The caller must have its answer within this many seconds (a gRPC deadline: drunc gives
+   * kill and terminate 60 s): the stages' grace, escalation and wait after a forced kill are
+   * planned to end inside it, and `timeoutSeconds` defaults to it (docs/design.md §6.4).
+   */
+  @IsKillTimeoutSeconds()
+  deadlineSeconds?: number;
 }
 
 /** Kill every process of the session, then delete its namespace (unless `keepNamespace`). */
@@ -114,6 +122,14 @@ export class TerminateCommand {
 
   @IsKillTimeoutSeconds()
   timeoutSeconds?: number;
+
+  /**
+   * The caller must have its answer within this many seconds (a gRPC deadline: drunc gives
+   * kill and terminate 60 s): the stages' grace, escalation and wait after a forced kill are
+   * planned to end inside it, and `timeoutSeconds` defaults to it (docs/design.md §6.4).
+   */
+  @IsKillTimeoutSeconds()
+  deadlineSeconds?: number;
 
   @IsOptional()
   @IsBoolean()
