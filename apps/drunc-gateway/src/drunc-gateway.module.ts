@@ -60,7 +60,7 @@ export class DruncGatewayModule {
                 retryWindowMs: gateway.retryWindowSeconds * 1000,
                 viewPollMs: 1_000,
               }),
-              { name: gateway.name, endpoint },
+              { name: gateway.name, endpoint, defaultImage: gateway.defaultImage },
             ),
           inject: [KPM_CLIENT],
         },

@@ -51,6 +51,8 @@ export interface GatewayIdentity {
   name: string;
   /** The address clients use, `grpc://host:port`. */
   endpoint: string;
+  /** The image of the processes drunc boots (`gateway.defaultImage`); else the boot-worker's. */
+  defaultImage?: string;
 }
 
 export class DruncProcessManager {
@@ -66,7 +68,7 @@ export class DruncProcessManager {
   }
 
   async boot(request: BootRequest, answerByMs: number): Promise<ProcessInstanceList> {
-    const plan = bootPlan(request);
+    const plan = bootPlan(request, this.identity.defaultImage);
     if (!plan.ok) throw badRequest('boot', plan.violations);
     const boot = plan.value;
     const completion = await this.runner.run({
