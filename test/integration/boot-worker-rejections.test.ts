@@ -1,4 +1,5 @@
 import { CommandType, ProcessEventType } from '@kpm/contracts';
+import { podNameOf } from '@kpm/kube';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
 
 /**
@@ -105,11 +106,12 @@ const cases: Case[] = [
     () => 'asks for a privileged container, which this boot-worker does not allow',
   ],
   [
-    'service-name',
+    'pod-name-twin',
     CommandType.boot,
-    () => boot(fresh, [app('9-ru')]),
-    'processes[0].name',
-    () => "must start with a letter: it also names the process's headless Service",
+    () => boot(fresh, [app('dummy_boot_0'), app(podNameOf('dummy_boot_0'))]),
+    'processes[1].name',
+    () =>
+      `would name its pod "${podNameOf('dummy_boot_0')}", as processes[0] "dummy_boot_0" does: rename one of them`,
   ],
   [
     'reserved-label',

@@ -287,7 +287,7 @@ export function fieldCases(c: HostileContext): HostileCase[] {
       Array.from({ length: 5000 }, () => ({})),
       [
         ...Array.from({ length: 50 }, (_, i): Array<[string, string]> => [
-          [`processes[${i}].name`, 'must be a DNS-1123 label'],
+          [`processes[${i}].name`, 'must be a process name'],
           [`processes[${i}].executableAndArguments`, 'must be an array'],
         ]).flat(),
         ['(more)', '9900 more errors not listed'],
