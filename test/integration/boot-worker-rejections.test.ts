@@ -1,4 +1,5 @@
 import { CommandType, ProcessEventType } from '@kpm/contracts';
+import { podNameOf } from '@kpm/kube';
 import { BootWorkerHarness } from '../support/boot-worker-harness';
 
 /**
@@ -47,9 +48,9 @@ const cases: Case[] = [
   [
     'bad-name',
     CommandType.boot,
-    () => boot(fresh, [app('RU_01')]),
+    () => boot(fresh, [app('RU 01')]),
     'processes[0].name',
-    () => 'must be a DNS-1123 label',
+    () => 'must be a process name of 1 to 253 characters without whitespace or control characters',
   ],
   [
     'duplicate-name',
@@ -120,11 +121,12 @@ const cases: Case[] = [
     () => 'asks for a privileged container, which this boot-worker does not allow',
   ],
   [
-    'service-name',
+    'pod-name-twin',
     CommandType.boot,
-    () => boot(fresh, [app('9-ru')]),
-    'processes[0].name',
-    () => "must start with a letter: it also names the process's headless Service",
+    () => boot(fresh, [app('dummy_boot_0'), app(podNameOf('dummy_boot_0'))]),
+    'processes[1].name',
+    () =>
+      `would name its pod "${podNameOf('dummy_boot_0')}", as processes[0] "dummy_boot_0" does: rename one of them`,
   ],
   [
     'reserved-label',

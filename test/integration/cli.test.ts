@@ -341,13 +341,15 @@ describe('kpm CLI on the real stack', () => {
       'processes:',
       '  - name: ok-one',
       '    executableAndArguments: [{exec: x}]',
-      '  - name: Not_OK',
+      '  - name: Not OK',
       '    executableAndArguments: [{exec: x}]',
       '    envv: {A: b}',
     ]);
     const run = await kpm('boot', '-f', bad, '--wait');
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`${bad}:5:11: processes[1].name: must be a DNS-1123 label`);
+    expect(run.stderr).toContain(
+      `${bad}:5:11: processes[1].name: must be a process name of 1 to 253 characters`,
+    );
     expect(run.stderr).toContain(`${bad}:7:5: processes[1].envv: is not a known field`);
   });
 

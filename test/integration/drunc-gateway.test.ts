@@ -73,8 +73,15 @@ afterAll(async () => {
 describe('drunc gateway, driven from Python as drunc drives a process manager', () => {
   it("replays the unified shell's flow and refuses drunc's bad inputs as drunc's servers do", async () => {
     const base = trio.session('gw');
-    for (const suffix of ['flow', 'bad', 'real']) trio.session(`gw-${suffix}`);
-    const files = ['test_bad_inputs.py', 'test_real_node_logs.py', 'test_unified_shell_flow.py'];
+    for (const suffix of ['flow', 'bad', 'real', 'names', 'names2', 'deadline']) {
+      trio.session(`gw-${suffix}`);
+    }
+    const files = [
+      'test_bad_inputs.py',
+      'test_real_node_logs.py',
+      'test_unified_shell_flow.py',
+      'test_names_and_deadlines.py',
+    ];
     const { code, stdout, stderr } = await runPythonModule(
       python,
       'pytest',
@@ -94,7 +101,7 @@ describe('drunc gateway, driven from Python as drunc drives a process manager', 
       output: '',
     });
     const counted = /(\d+) passed/.exec(stdout);
-    expect(Number(counted?.[1])).toBe(18);
+    expect(Number(counted?.[1])).toBe(21);
     expect(stdout).not.toMatch(/skipped|deselected|xfail/);
   });
 });

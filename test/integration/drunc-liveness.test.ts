@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { BroadcastEventType, type KpmEvent, type ProcessInstance } from '@kpm/contracts';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
+import { podNameOf } from '@kpm/kube';
 import { KpmTrio } from '../support/kpm-trio';
 import { stackEnv } from '../support/stack-env';
 
@@ -173,10 +174,11 @@ it("broadcasts drunc's DRUNC_EXCEPTION_RAISED for a refused command", async () =
   const stream = client.events({ session });
   await stream.ready();
   const seen = collect(stream);
-  // A name that cannot name a Service (DNS-1035): the boot-worker refuses the boot.
+  // Two names whose pods would share a name: the boot-worker refuses the boot.
+  const twins = [app('dummy_boot_0', '0.1.1'), app(podNameOf('dummy_boot_0'), '0.1.2')];
   await expect(
-    client.boot({ session, user: 'alice', processes: [app('1ru', '0.1.1')] }, { wait: true }),
-  ).rejects.toThrow(/was rejected: processes\[0\]\.name: must start with a letter/);
+    client.boot({ session, user: 'alice', processes: twins }, { wait: true }),
+  ).rejects.toThrow(/was rejected: processes\[1\]\.name: \S+ would name its pod/);
   const exceptionOf = () =>
     seen.find(
       (e) =>

@@ -103,7 +103,7 @@ describe('kpm boot with a bad session file (exit 1)', () => {
       [
         'session: run-1',
         'processes:',
-        '  - name: RU_01',
+        '  - name: RU 01',
         '    executableAndArguments: []',
         '    imag: x',
       ].join('\n'),
@@ -111,7 +111,9 @@ describe('kpm boot with a bad session file (exit 1)', () => {
     const { code, stderr } = await run('boot', '-f', file);
     expect(code).toBe(1);
     expect(stderr).toContain(`kpm: boot: ${file} is not a valid session file:`);
-    expect(stderr).toContain(`${file}:3:11: processes[0].name: must be a DNS-1123 label`);
+    expect(stderr).toContain(
+      `${file}:3:11: processes[0].name: must be a process name of 1 to 253 characters without whitespace`,
+    );
     expect(stderr).toContain(`${file}:4:29: processes[0].executableAndArguments:`);
     expect(stderr).toContain(`${file}:5:5: processes[0].imag: is not a known field`);
   });

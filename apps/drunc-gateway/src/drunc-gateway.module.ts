@@ -61,7 +61,12 @@ export class DruncGatewayModule {
                 retryWindowMs: gateway.retryWindowSeconds * 1000,
                 viewPollMs: 1_000,
               }),
-              { name: gateway.name, endpoint, broadcast: broadcastListing(settings.feeds) },
+              {
+                name: gateway.name,
+                endpoint,
+                broadcast: broadcastListing(settings.feeds),
+                defaultImage: gateway.defaultImage,
+              },
             ),
           inject: [KPM_CLIENT],
         },

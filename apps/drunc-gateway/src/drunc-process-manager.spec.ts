@@ -3,7 +3,7 @@ import { CommandFailedError, type CommandResult, type Query } from '@kpm/client'
 import type { CommandCompleted, ProcessInstance } from '@kpm/contracts';
 import { CommandRunner } from './calls/command-runner';
 import type { CommandLookup } from './calls/retry-rule';
-import { DruncProcessManager, type KpmCommands } from './drunc-process-manager';
+import { DruncProcessManager, killBudgetSeconds, type KpmCommands } from './drunc-process-manager';
 import { ResponseFlag, StatusCode, type ProcessQuery } from './wire/drunc-messages';
 
 const instance = (uuid: string, session: string, statusCode: 'RUNNING' | 'DEAD' = 'RUNNING') =>
@@ -130,6 +130,33 @@ describe('DruncProcessManager', () => {
     ]);
     expect(kpm.sent.map((s) => s.type)).toEqual(['kill', 'flush']);
     expect(kpm.table.map((p) => p.uuid)).toEqual(['b']);
+  });
+
+  it("kill and terminate ask kpm to end inside drunc's deadline, less room for the answer", async () => {
+    const { kpm, pm } = gateway([instance('a', 'run-1'), instance('b', 'run-2')]);
+    const drunc60s = () => Date.now() + 59_000; // drunc's 60 s less the gateway's margin
+    await pm.kill(q({ names: ['^a$'], session: 'run-1' }), drunc60s());
+    await pm.terminate({ token }, drunc60s());
+    // (the fake's terminate kills through its own kill, which carries no deadline)
+    const budgets = kpm.sent
+      .map((s) => [s.type, (s.data as { deadlineSeconds?: number }).deadlineSeconds])
+      .filter(([, seconds]) => seconds !== undefined);
+    expect(budgets).toEqual([
+      ['kill', expect.any(Number)],
+      ['terminate', expect.any(Number)],
+    ]);
+    for (const [, seconds] of budgets) expect(seconds).toBeGreaterThanOrEqual(52);
+    for (const [, seconds] of budgets) expect(seconds).toBeLessThanOrEqual(53);
+  });
+
+  it.each([
+    [59_000, 53],
+    [129_000, 116],
+    [10_000, 8],
+    [2_500, 1],
+    [0, 1],
+  ])('gives a call answered in %i ms a kill of %i s', (leftMs, seconds) => {
+    expect(killBudgetSeconds(1_000_000 + leftMs, 1_000_000)).toBe(seconds);
   });
 
   it('kill refuses an empty query before anything is sent', async () => {

@@ -53,6 +53,8 @@ export interface GatewayIdentity {
   endpoint: string;
   /** Where drunc's broadcasts are, when offered (broadcast-listing.ts). */
   broadcast?: { type_url: string; value: Uint8Array };
+  /** The image of the processes drunc boots (`gateway.defaultImage`); else the boot-worker's. */
+  defaultImage?: string;
 }
 
 export class DruncProcessManager {
@@ -68,7 +70,7 @@ export class DruncProcessManager {
   }
 
   async boot(request: BootRequest, answerByMs: number): Promise<ProcessInstanceList> {
-    const plan = bootPlan(request);
+    const plan = bootPlan(request, this.identity.defaultImage);
     if (!plan.ok) throw badRequest('boot', plan.violations);
     const boot = plan.value;
     const completion = await this.runner.run({
@@ -97,7 +99,10 @@ export class DruncProcessManager {
       rpc: 'kill',
       identity: call,
       send: (commandId, timeoutMs) =>
-        this.kpm.kill({ query: selection, user }, { wait: true, commandId, timeoutMs }),
+        this.kpm.kill(
+          { query: selection, user, deadlineSeconds: killBudgetSeconds(answerByMs) },
+          { wait: true, commandId, timeoutMs },
+        ),
       changedSince: () => this.anyRunning(selection),
       answerByMs,
       fieldOf: queryFieldPath,
@@ -135,7 +140,10 @@ export class DruncProcessManager {
           rpc: 'terminate',
           identity: { rpc: 'terminate', user, request: { session } },
           send: (commandId, timeoutMs) =>
-            this.kpm.terminate({ session, user }, { wait: true, commandId, timeoutMs }),
+            this.kpm.terminate(
+              { session, user, deadlineSeconds: killBudgetSeconds(answerByMs) },
+              { wait: true, commandId, timeoutMs },
+            ),
           changedSince: () => this.anyRunning({ session }),
           answerByMs,
           fieldOf: queryFieldPath,
@@ -340,6 +348,17 @@ function badQuery(reason: string): LogLines {
     lines: [reason],
     flag: ResponseFlag.NOT_EXECUTED_BAD_REQUEST_FORMAT,
   };
+}
+
+/**
+ * The seconds a kill or terminate may take so that drunc has its answer by `answerByMs` (its
+ * gRPC deadline less the margin): what is left, less a tenth (at least 2 s) for the flush that
+ * follows and the completion's way back. kpm plans the stages' grace inside it (design §6.4):
+ * drunc's 60 s give a kill 53 s, so processes that ignore SIGTERM no longer outlive the call.
+ */
+export function killBudgetSeconds(answerByMs: number, now = Date.now()): number {
+  const left = (answerByMs - now) / 1000;
+  return Math.max(1, Math.floor(left - Math.max(2, left / 10)));
 }
 
 function remaining(answerByMs: number): number {

@@ -40,3 +40,13 @@ describe('a termination carries the trace of the command that created its pod', 
     expect(event.data).not.toHaveProperty('traceparent');
   });
 });
+
+describe("a termination names the process by drunc's name", () => {
+  it.each<[string, Record<string, string>, string]>([
+    ['from its name annotation', { 'drunc.daq/process-name': 'dummy_boot_0' }, 'dummy_boot_0'],
+    ['else from the pod name', {}, 'ru-01'],
+  ])('%s', (_, annotations, expected) => {
+    const identity = podIdentity(pod(annotations), labels);
+    expect([identity.name, identity.podName]).toEqual([expected, 'ru-01']);
+  });
+});

@@ -17,7 +17,10 @@ import type { OutboundRecord } from '@kpm/kafka';
 import type { KpmLabels } from '@kpm/kube';
 import type { TerminalVerdict } from './rules/termination-rules';
 
-/** Which process a pod ran, from kpm's labels (the pod name and uid when a label is missing). */
+/**
+ * Which process a pod ran, from kpm's labels and its name annotation (drunc's name of the
+ * process; the pod name and uid when one is missing).
+ */
 export interface PodIdentity {
   podUid: string;
   namespace: string;
@@ -52,7 +55,7 @@ export function podIdentity(pod: V1Pod, labels: KpmLabels): PodIdentity {
     podName,
     uuid: podLabels[labels.uuid] || podUid,
     session: podLabels[labels.session] || namespace,
-    name: podLabels[labels.app] || podName,
+    name: meta.annotations?.[labels.nameAnnotation] || podLabels[labels.app] || podName,
     user: podLabels[labels.user] || 'unknown',
     ...traceOf(meta.annotations?.[labels.traceAnnotation]),
   };

@@ -7,7 +7,7 @@ import { commandName, type CommandCompleted, type FieldError } from '@kpm/contra
 /** Re-exported: clients name commands as the services do. */
 export { commandName };
 
-/** `processes[0].name: must be a DNS-1123 label; user: …` */
+/** `processes[0].name: must be a process name …; user: …` */
 export function describeFieldErrors(errors: ReadonlyArray<{ path?: string; message: string }>) {
   return errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
 }

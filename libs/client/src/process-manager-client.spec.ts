@@ -112,7 +112,7 @@ describe('ProcessManagerClient', () => {
   });
 
   it('refuses an invalid command before publishing, naming each field', async () => {
-    const bad = { ...boot, user: '', processes: [{ ...boot.processes[0], name: 'RU_01' }] };
+    const bad = { ...boot, user: '', processes: [{ ...boot.processes[0], name: 'RU 01' }] };
     const error = await client.boot(bad).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidCommandError);
     expect((error as InvalidCommandError).errors.map((e) => e.path).sort()).toEqual([

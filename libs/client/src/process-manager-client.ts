@@ -41,11 +41,14 @@ export interface CommandResult {
 /** Plain-object forms of the contract classes, as callers write them. */
 export type Boot = Pick<BootCommand, 'session' | 'user' | 'processes'>;
 /** `user` (the acting user) defaults to the client's. */
-export type Kill = Pick<KillCommand, 'query' | 'gracePeriodSeconds' | 'timeoutSeconds'> &
+export type Kill = Pick<
+  KillCommand,
+  'query' | 'gracePeriodSeconds' | 'timeoutSeconds' | 'deadlineSeconds'
+> &
   Partial<Pick<KillCommand, 'user'>>;
 export type Terminate = Pick<
   TerminateCommand,
-  'session' | 'user' | 'gracePeriodSeconds' | 'timeoutSeconds' | 'keepNamespace'
+  'session' | 'user' | 'gracePeriodSeconds' | 'timeoutSeconds' | 'deadlineSeconds' | 'keepNamespace'
 >;
 export type Query = Pick<ProcessQuery, 'session' | 'uuids' | 'names' | 'user'>;
 

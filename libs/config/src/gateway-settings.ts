@@ -47,6 +47,16 @@ export class GatewayConfig {
   @Max(30_000)
   deadlineMarginMs = 1_000;
 
+  /**
+   * The image of every process drunc boots through the gateway. drunc's BootRequest names none,
+   * so without it the boot-worker's `podManagement.image` (drunc's default
+   * `ghcr.io/dune-daq/alma9:latest`) runs. `kpm services up` sets it to the local stack's DAQ
+   * image (`KPM_REAL_IMAGE`, present on the real node), and says so.
+   */
+  @IsOptional()
+  @Matches(/^\S{1,512}$/, { message: 'defaultImage must be an image reference without whitespace' })
+  defaultImage?: string;
+
   /** Longest wait for a call without a deadline (drunc's clients always set one). */
   @IsInt()
   @Min(1)
@@ -82,4 +92,5 @@ export const GATEWAY_ENV: ReadonlyArray<[string, string, (raw: string) => unknow
         .map((s) => s.trim())
         .filter(Boolean),
   ],
+  ['KPM_DRUNC_GATEWAY_DEFAULT_IMAGE', 'gateway.defaultImage', String],
 ];

@@ -16,3 +16,4 @@ export * from './http/kube-core-api';
 export * from './http/kube-watch';
 export * from './http/kube-connection';
 export * from './pod-liveness';
+export * from './pod-name';

@@ -15,6 +15,8 @@ export class KpmLabels {
   /** The ProcessSpec as JSON, so restart can rebuild the pod. */
   readonly specAnnotation: string;
   readonly commandAnnotation: string;
+  /** drunc's name of the process, exactly as given (its pod's name derives from it). */
+  readonly nameAnnotation: string;
   /** The `traceparent` of the command that created the pod, for its termination record. */
   readonly traceAnnotation: string;
 
@@ -28,6 +30,7 @@ export class KpmLabels {
     this.terminationFinalizer = `${domain}/termination-record`;
     this.specAnnotation = `${domain}/process-spec`;
     this.commandAnnotation = `${domain}/command-id`;
+    this.nameAnnotation = `${domain}/process-name`;
     this.traceAnnotation = `${domain}/traceparent`;
   }
 

@@ -55,8 +55,8 @@ export class BootChecks {
   }
 
   private asExisting(process: ProcessPod): ExistingProcess {
-    const { name, uuid, session, pod } = process;
-    return { name, uuid, session, alive: this.endings.isAlive(pod) };
+    const { name, podName, uuid, session, pod } = process;
+    return { name, podName, uuid, session, alive: this.endings.isAlive(pod) };
   }
 
   /** drunc's node ports: in the cluster's range and held by no other Service. */

@@ -1,5 +1,5 @@
 import type { ProcessSpec } from '@kpm/contracts';
-import { KpmLabels } from '@kpm/kube';
+import { KpmLabels, podNameOf } from '@kpm/kube';
 import { validateBoot, type BootInput, type BootPolicy } from './boot-validator';
 import { planProcesses } from './planned-process';
 
@@ -213,14 +213,28 @@ describe('validateBoot', () => {
     expect(errors(boot)).toEqual([]);
   });
 
-  it('refuses a name that cannot name a Service', () => {
-    expect(errors(input([spec('0-ru')]))).toEqual([
+  it("accepts drunc's names that are no Service name: their pods' names derive from them", () => {
+    expect(errors(input([spec('0-ru'), spec('dummy_boot_0'), spec('RU.01')]))).toEqual([]);
+  });
+
+  it('refuses two names whose pods would share a name, in the boot or with a running process', () => {
+    const derived = podNameOf('dummy_boot_0');
+    expect(errors(input([spec('dummy_boot_0'), spec(derived)]))).toEqual([
       {
-        path: 'processes[0].name',
-        message:
-          "must start with a letter: it also names the process's headless Service (a DNS-1035 label)",
+        path: 'processes[1].name',
+        message: `"${derived}" would name its pod "${derived}", as processes[0] "dummy_boot_0" does: rename one of them`,
       },
     ]);
+    const running = { name: 'dummy_boot_0', podName: derived, uuid: UUID, alive: true };
+    expect(errors(input([spec(derived)], { existing: [running] }))).toEqual([
+      {
+        path: 'processes[0].name',
+        message: `"${derived}" would name its pod "${derived}", as the running process "dummy_boot_0" does: rename one of them`,
+      },
+    ]);
+    expect(errors(input([spec(derived)], { existing: [{ ...running, alive: false }] }))).toEqual(
+      [],
+    );
   });
 
   it('refuses a USER that is not the command user, and a user that cannot be a label value', () => {

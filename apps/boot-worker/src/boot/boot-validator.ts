@@ -4,7 +4,7 @@
  * the image allow-list, privileged asks, keys reserved for kpm. Pure: the caller reads the state.
  */
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
-import type { KpmLabels } from '@kpm/kube';
+import { podNameOf, type KpmLabels } from '@kpm/kube';
 import { imageAllowed } from './image-policy';
 import type { KpmSettings } from '@kpm/config';
 import { bootSizeErrors, podPolicyOf, specPolicyErrors, type PodPolicy } from './pod-policy';
@@ -15,6 +15,8 @@ import { sessionOwnershipErrors, type NamespaceView } from './session-ownership'
 /** A pod already in the session (or, for `elsewhere`, in another one). */
 export interface ExistingProcess {
   name: string;
+  /** Its pod's name (derived from the name: `podNameOf`). */
+  podName?: string;
   uuid?: string;
   /** Running and not being deleted. */
   alive: boolean;
@@ -87,12 +89,7 @@ function processErrors(
   const at = `processes[${process.index}]`;
   const { spec } = process;
   const errors: FieldError[] = [];
-  if (!/^[a-z]/.test(spec.name)) {
-    errors.push({
-      path: `${at}.name`,
-      message: `must start with a letter: it also names the process's headless Service (a DNS-1035 label)`,
-    });
-  }
+  errors.push(...podNameErrors(at, process, input));
   const taken = input.existing.find(
     (e) => e.alive && e.name === spec.name && e.uuid !== process.uuid,
   );
@@ -113,6 +110,32 @@ function processErrors(
   errors.push(...reservedKeyErrors(at, spec, policy));
   errors.push(...specPolicyErrors(at, spec, policy.pod, input.user));
   return errors;
+}
+
+/**
+ * Two names whose pods would share a name (libs/kube pod-name.ts): a name that is a label
+ * spelling another name's derived form, or a hash collision. Refused, never renamed: the pod's
+ * name must stay the same on every boot and restart of the process.
+ */
+function podNameErrors(at: string, process: PlannedProcess, input: BootInput): FieldError[] {
+  const { name } = process.spec;
+  const podName = podNameOf(name);
+  const twin = input.processes.find(
+    (p) => p.index < process.index && p.spec.name !== name && podNameOf(p.spec.name) === podName,
+  );
+  const running = input.existing.find(
+    (e) => e.alive && e.name !== name && (e.podName ?? podNameOf(e.name)) === podName,
+  );
+  const clash = twin
+    ? `processes[${twin.index}] ${JSON.stringify(twin.spec.name)}`
+    : running && `the running process ${JSON.stringify(running.name)}`;
+  if (!clash) return [];
+  return [
+    {
+      path: `${at}.name`,
+      message: `${JSON.stringify(name)} would name its pod ${JSON.stringify(podName)}, as ${clash} does: rename one of them`,
+    },
+  ];
 }
 
 /** A uuid given twice, owned by another process of the session, or used in another session. */

@@ -1,6 +1,6 @@
 import { withTrace } from '@kpm/contracts';
 import { loadSettings } from '@kpm/config';
-import { KpmLabels } from '@kpm/kube';
+import { KpmLabels, podNameOf } from '@kpm/kube';
 import { planProcesses } from './planned-process';
 import { PodBuilder } from './pod-builder';
 
@@ -52,6 +52,31 @@ describe('PodBuilder', () => {
     });
     expect(pod.metadata!.name).toBe('ru-01');
     expect(pod.metadata!.namespace).toBe('run-7');
+  });
+
+  it("names a pod after drunc's name when it is a label, else after its derived label", () => {
+    expect(pod.metadata!.annotations!['drunc.daq/process-name']).toBe('ru-01');
+    const [dummy] = planProcesses('cmd-2', [
+      { name: 'dummy_boot_0', executableAndArguments: [{ exec: 'sleep', args: ['60'] }] },
+    ]);
+    const built = builder().pod(dummy, context, { nodeName: 'kpm-node-2' });
+    const derived = podNameOf('dummy_boot_0');
+    expect(derived).toMatch(/^dummy-boot-0-[0-9a-f]{8}$/);
+    expect({
+      pod: built.metadata!.name,
+      container: built.spec!.containers[0].name,
+      app: built.metadata!.labels!.app,
+      name: built.metadata!.annotations!['drunc.daq/process-name'],
+      service: builder().service(built, dummy).metadata!.name,
+      selector: builder().service(built, dummy).spec!.selector!.app,
+    }).toEqual({
+      pod: derived,
+      container: derived,
+      app: derived,
+      name: 'dummy_boot_0',
+      service: derived,
+      selector: derived,
+    });
   });
 
   it('stores the spec (with its uuid) and the command id, and passes the spec annotations', () => {

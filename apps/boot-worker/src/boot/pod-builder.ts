@@ -19,7 +19,7 @@ import type {
 } from '@kubernetes/client-node';
 import { currentTraceparent } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
-import type { KpmLabels } from '@kpm/kube';
+import { podNameOf, type KpmLabels } from '@kpm/kube';
 import { configuredVolumes, coveredBy } from './configured-volumes';
 import { logFileRedirection, specMounts } from './host-mounts';
 import {
@@ -124,11 +124,12 @@ export class PodBuilder {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
-        name: spec.name,
+        name: podNameOf(spec.name),
         namespace: context.session,
         labels: this.podLabels(process, context),
         annotations: {
           ...spec.annotations,
+          [this.labels.nameAnnotation]: spec.name,
           [this.labels.specAnnotation]: JSON.stringify(spec),
           [this.labels.commandAnnotation]: context.commandId,
           ...traceAnnotation(this.labels),
@@ -177,7 +178,7 @@ export class PodBuilder {
     const { network, readout } = plan;
     const pm = this.settings.podManagement;
     return {
-      name: spec.name,
+      name: podNameOf(spec.name),
       image: this.image(process),
       command: ['/bin/bash', '-c', this.script(process, network)],
       ...this.containerEnv(process, context.user, network),
@@ -318,7 +319,7 @@ export class PodBuilder {
       ...(spec.treeId !== undefined ? { [this.labels.treeId]: spec.treeId } : {}),
       [this.labels.role]: process.role,
       [this.labels.user]: context.user,
-      [this.labels.app]: spec.name,
+      [this.labels.app]: podNameOf(spec.name),
     };
   }
 

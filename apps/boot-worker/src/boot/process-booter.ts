@@ -148,7 +148,7 @@ export class ProcessBooter {
         p.pod.status?.podIP,
     );
     if (!running) return undefined;
-    const service = await this.cluster.services.read(session, running.name);
+    const service = await this.cluster.services.read(session, running.podName);
     const process = { role: running.role, spec: { name: running.name } } as PlannedProcess;
     return service && this.connectionServerAddress(process, running.pod, service);
   }

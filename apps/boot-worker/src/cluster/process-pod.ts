@@ -5,7 +5,10 @@ import type { KpmLabels } from '@kpm/kube';
 /** A kpm pod read as the process it runs: what queries select on and kills act on. */
 export interface ProcessPod {
   uuid: string;
+  /** drunc's name of the process (its annotation; the pod's name for a pod without one). */
   name: string;
+  /** The pod's name, derived from the process name (libs/kube pod-name.ts). */
+  podName: string;
   session: string;
   user?: string;
   role: Role;
@@ -24,7 +27,8 @@ export function processPodOf(pod: V1Pod, labels: KpmLabels): ProcessPod | undefi
   const role = meta.labels?.[labels.role] as Role | undefined;
   return {
     uuid,
-    name: meta.name,
+    name: meta.annotations?.[labels.nameAnnotation] || meta.name,
+    podName: meta.name,
     session: meta.namespace,
     user: meta.labels?.[labels.user],
     role: role && ROLES.includes(role) ? role : roleOf({ treeId, ...commandsOf(pod, labels) }),

@@ -5,6 +5,7 @@ import type { ProcessPod } from '../cluster/process-pod';
 
 const process = (name: string, uuid: string, session = 'run-7', user = 'alice'): ProcessPod => ({
   name,
+  podName: name,
   uuid,
   session,
   user,

@@ -41,6 +41,7 @@ export class KillHandler {
         session: query.session,
         gracePeriodSeconds: command.gracePeriodSeconds,
         timeoutSeconds: command.timeoutSeconds,
+        deadlineSeconds: command.deadlineSeconds,
       },
       context,
     );

@@ -1,4 +1,9 @@
-import { killProgressTimeoutSeconds, killTimeoutSeconds, killTiming } from './kill-timeout';
+import {
+  killProgressTimeoutSeconds,
+  killTimeoutSeconds,
+  killTiming,
+  killTimingWithin,
+} from './kill-timeout';
 
 const settings = {
   killTimeoutSeconds: 30,
@@ -29,5 +34,32 @@ describe('kill timeout', () => {
     const timing = killTiming(settings, 2);
     expect(killProgressTimeoutSeconds(timing)).toBe(17);
     expect(killProgressTimeoutSeconds(timing, 7)).toBeUndefined();
+  });
+});
+
+describe("a kill planned inside the caller's deadline", () => {
+  const drunc = {
+    killTimeoutSeconds: 30,
+    killEscalationMarginSeconds: 5,
+    forcedKillWaitSeconds: 15,
+  };
+
+  it.each<[string, number, number, number | undefined, [number, number, number]]>([
+    ['one stage: the configured timing fits', 1, 53, undefined, [30, 5, 13]],
+    ['three stages share 53 s', 3, 53, undefined, [9, 4, 4]],
+    ['five stages share 53 s', 5, 53, undefined, [6, 2, 2]],
+    ["the command's grace, when it fits", 3, 53, 2, [2, 4, 4]],
+    ["the command's grace, cut to fit", 3, 53, 30, [9, 4, 4]],
+    ['a deadline too short for any grace', 5, 3, undefined, [0, 0, 0]],
+    ['no stages counts as one', 0, 60, undefined, [30, 5, 15]],
+  ])('%s', (_, stages, deadline, grace, [g, margin, forced]) => {
+    const timing = killTimingWithin(drunc, stages, deadline, grace);
+    expect(timing).toEqual({
+      gracePeriodSeconds: g,
+      escalationMarginSeconds: margin,
+      forcedKillWaitSeconds: forced,
+    });
+    const perStage = g + margin + forced;
+    expect(Math.max(1, stages) * perStage).toBeLessThanOrEqual(deadline);
   });
 });

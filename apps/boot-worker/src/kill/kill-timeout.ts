@@ -27,6 +27,36 @@ export function killTiming(settings: KillSettings, gracePeriodSeconds?: number):
   };
 }
 
+/**
+ * A kill that must end within `deadlineSeconds` (the caller's deadline, e.g. drunc's 60 s for
+ * kill and terminate): each stage gets an equal share; within it the escalation margin and the
+ * wait after the forced kill take at most a quarter each, the grace period what is left (never
+ * more than the command's or the settings'). So a process that ignores SIGTERM is killed with
+ * grace 0 in time for the last stage to end inside the deadline.
+ */
+export function killTimingWithin(
+  settings: KillSettings,
+  stageCount: number,
+  deadlineSeconds: number,
+  gracePeriodSeconds?: number,
+): KillTiming {
+  const share = Math.floor(deadlineSeconds / Math.max(1, stageCount));
+  const escalationMarginSeconds = Math.min(
+    settings.killEscalationMarginSeconds,
+    Math.floor(share / 4),
+  );
+  const forcedKillWaitSeconds = Math.min(settings.forcedKillWaitSeconds, Math.floor(share / 4));
+  const grace = gracePeriodSeconds ?? settings.killTimeoutSeconds;
+  return {
+    gracePeriodSeconds: Math.max(
+      0,
+      Math.min(grace, share - escalationMarginSeconds - forcedKillWaitSeconds),
+    ),
+    escalationMarginSeconds,
+    forcedKillWaitSeconds,
+  };
+}
+
 /** The command's bound: the state service reports `timed_out` with the rest pending after it. */
 export function killTimeoutSeconds(
   timing: KillTiming,

@@ -13,6 +13,7 @@ import {
   killProgressTimeoutSeconds,
   killTimeoutSeconds,
   killTiming,
+  killTimingWithin,
   type KillSettings,
 } from './kill-timeout';
 import type { StageExecutor, StageReport } from './stage-executor';
@@ -22,6 +23,8 @@ export interface KillRequest {
   session?: string;
   gracePeriodSeconds?: number;
   timeoutSeconds?: number;
+  /** The caller's deadline: the stages are planned to end inside it (killTimingWithin). */
+  deadlineSeconds?: number;
 }
 
 /** The timing `kill.accepted` carries. */
@@ -46,12 +49,21 @@ export class Killer {
     context: CommandContext,
   ): Promise<StageReport[]> {
     const startedAt = this.clock.now();
-    const timing = killTiming(this.settings, request.gracePeriodSeconds);
-    const plan = planKill(processes, timing, request.timeoutSeconds);
+    const plan = this.plan(processes, request);
     await this.accept(uuidStages(plan), request, plan, context, podUidsOf(plan.stages.flat()));
     const reports = await this.executor.run(plan, startedAt, context.signal);
     for (const report of reports) this.metrics?.killEscalations.inc(report.escalated.length);
     return reports;
+  }
+
+  /** drunc's stages, timed by the settings or planned inside the caller's deadline. */
+  private plan(processes: readonly ProcessPod[], request: KillRequest) {
+    const { gracePeriodSeconds, deadlineSeconds, timeoutSeconds } = request;
+    const timing = killTiming(this.settings, gracePeriodSeconds);
+    if (deadlineSeconds === undefined) return planKill(processes, timing, timeoutSeconds);
+    const stages = planKill(processes, timing).stages.length;
+    const within = killTimingWithin(this.settings, stages, deadlineSeconds, gracePeriodSeconds);
+    return planKill(processes, within, timeoutSeconds ?? deadlineSeconds);
   }
 
   /**

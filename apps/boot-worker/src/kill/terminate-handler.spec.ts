@@ -1,8 +1,8 @@
 import type { TerminateCommand } from '@kpm/contracts';
 import { fixture, SESSION, TREE, USER, type Fixture } from '../__fixtures__/boot-worker-fixture';
 
-async function booted(): Promise<Fixture> {
-  const f = fixture();
+async function booted(options: Parameters<typeof fixture>[0] = {}): Promise<Fixture> {
+  const f = fixture(options);
   await f.handlers.boot.handle(
     { session: SESSION, user: USER, processes: TREE },
     f.context('boot-1'),
@@ -35,6 +35,32 @@ describe('TerminateHandler', () => {
     expect(f.factsOf('kill.accepted').map((e) => [e.data.kind, e.data.stages])).toEqual([
       ['terminate', [expect.any(Array), expect.any(Array), expect.any(Array), expect.any(Array)]],
     ]);
+  });
+
+  it("ends inside the caller's deadline when every process ignores SIGTERM", async () => {
+    const f = await booted({ defaultScript: { stopsAfterMs: Infinity } });
+    const start = f.cluster.clock.now();
+    await f.handlers.terminate.handle(terminate({ deadlineSeconds: 53 }), f.context('term-1'));
+    const tookMs = f.cluster.clock.now() - start;
+    // 4 stages share 53 s: 13 s each, 3 s escalation margin, 3 s after a forced kill, grace 7 s.
+    expect(f.cluster.timeline(/delete pod/)).toEqual([
+      '+0s delete pod run-7/ru-01 grace 7',
+      '+0s delete pod run-7/ru-02 grace 7',
+      '+7s delete pod run-7/seg grace 7',
+      '+14s delete pod run-7/root grace 7',
+      '+21s delete pod run-7/local-connection-server grace 7',
+    ]);
+    expect(tookMs).toBeLessThanOrEqual(53_000);
+    expect(
+      f.factsOf('kill.accepted').map((e) => [e.data.gracePeriodSeconds, e.data.timeoutSeconds]),
+    ).toEqual([[7, 53]]);
+  });
+
+  it('without a deadline gives each stage the full grace, as drunc does', async () => {
+    const f = await booted({ defaultScript: { stopsAfterMs: Infinity } });
+    const start = f.cluster.clock.now();
+    await f.handlers.terminate.handle(terminate(), f.context('term-1'));
+    expect(f.cluster.clock.now() - start).toBeGreaterThanOrEqual(4 * 30_000);
   });
 
   it('keeps the namespace when told', async () => {

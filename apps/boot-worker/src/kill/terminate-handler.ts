@@ -34,6 +34,7 @@ export class TerminateHandler {
         session,
         gracePeriodSeconds: command.gracePeriodSeconds,
         timeoutSeconds: command.timeoutSeconds,
+        deadlineSeconds: command.deadlineSeconds,
       },
       context,
     );

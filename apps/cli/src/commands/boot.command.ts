@@ -26,7 +26,7 @@ export function registerBootCommand(program: Command): void {
     'after',
     `
 Errors in the file name their line and field, e.g.
-  examples/demo-session.yaml:14:11: processes[2].name: must be a DNS-1123 label …
+  examples/demo-session.yaml:14:11: processes[2].name: must be a process name of 1 to 253 characters …
 A file the contract refuses exits with 1, as the services would refuse it.
 
 Examples:

@@ -39,6 +39,18 @@ function httpPortVariable(service: LocalServiceName): string {
 /** What `.kpm/stack.env` names the gateway by, for drunc's shells: `grpc://127.0.0.1:<port>`. */
 export const GATEWAY_ENV_NAME = 'KPM_DRUNC_GATEWAY';
 
+/**
+ * The gateway's default image on the local stack: KPM_DRUNC_GATEWAY_DEFAULT_IMAGE when set (empty
+ * keeps the boot-worker's), else the stack's DAQ image (`KPM_REAL_IMAGE`) when it has a real node.
+ */
+export function gatewayImageEnv(
+  stackEnv: Record<string, string | undefined>,
+  env: Record<string, string | undefined>,
+): { KPM_DRUNC_GATEWAY_DEFAULT_IMAGE?: string } {
+  const image = env.KPM_DRUNC_GATEWAY_DEFAULT_IMAGE ?? stackEnv.KPM_REAL_IMAGE;
+  return image ? { KPM_DRUNC_GATEWAY_DEFAULT_IMAGE: image } : {};
+}
+
 export interface LocalServiceStatus {
   service: LocalServiceName;
   pid: number | null;
@@ -67,6 +79,12 @@ export class LocalServices {
       const entry = await ensureServiceBuilt(service, (message) =>
         console.error(`kpm services: ${message}`),
       );
+      const image = gatewayImageEnv(stackEnv, process.env).KPM_DRUNC_GATEWAY_DEFAULT_IMAGE;
+      if (service === 'drunc-gateway' && image) {
+        console.error(
+          `kpm services: drunc-gateway boots drunc's processes in ${image} (the stack's DAQ image, on the real node; KPM_DRUNC_GATEWAY_DEFAULT_IMAGE overrides)`,
+        );
+      }
       daemon.start(process.execPath, [...SERVICE_V8_FLAGS, '--enable-source-maps', entry], {
         cwd: repoRoot(),
         env: {
@@ -76,7 +94,7 @@ export class LocalServices {
           ...serviceKafkaIdentity(service, stackEnv),
           KPM_HTTP_PORT: String(this.port(service)),
           KPM_HOME: stackPaths.home(),
-          ...this.serviceEnv(service),
+          ...this.serviceEnv(service, stackEnv),
         },
       });
     }
@@ -105,12 +123,20 @@ export class LocalServices {
     if (_gone !== undefined) writeStackEnv(rest);
   }
 
-  /** The gateway reads completions from the state service and serves gRPC on its own port. */
-  private serviceEnv(service: LocalServiceName): Record<string, string> {
+  /**
+   * The gateway reads completions from the state service and serves gRPC on its own port; the
+   * processes drunc boots through it run the stack's DAQ image, which the real node has (drunc's
+   * default image cannot be pulled here), unless KPM_DRUNC_GATEWAY_DEFAULT_IMAGE says otherwise.
+   */
+  private serviceEnv(
+    service: LocalServiceName,
+    stackEnv: Record<string, string>,
+  ): Record<string, string> {
     if (service !== 'drunc-gateway') return {};
     return {
       KPM_STATE_URL: `http://127.0.0.1:${this.port('state')}`,
       KPM_DRUNC_GATEWAY_PORT: String(gatewayGrpcPort()),
+      ...gatewayImageEnv(stackEnv, process.env),
     };
   }
 

@@ -78,6 +78,7 @@ function processRows(processes: readonly LiveProcess[], colours: Colours) {
   return [...processes].sort(treeOrder).map((p) => ({
     session: p.description.metadata.session,
     name: p.description.metadata.name,
+    pod: p.podName,
     tree: p.description.metadata.treeId ?? '-',
     role: p.role,
     status: statusText(p.statusCode, colours),
@@ -89,12 +90,21 @@ function processRows(processes: readonly LiveProcess[], colours: Colours) {
   }));
 }
 
-/** The table, or a line saying there is nothing to show. */
+/**
+ * The table, or a line saying there is nothing to show. A `pod` column follows `name` when a
+ * process's pod is not named as the process (drunc's names such as `dummy_boot_0`: the pod's
+ * name derives from it), so `kubectl` can be pointed at it.
+ */
 export function formatProcessTable(
   processes: readonly LiveProcess[],
   colours: Colours,
   columns: readonly string[] = PROCESS_COLUMNS,
 ): string {
   if (processes.length === 0) return colours.dim('no processes');
-  return renderTable(processRows(processes, colours), columns, colours);
+  const renamed = processes.some((p) => p.podName !== p.description.metadata.name);
+  const shown =
+    renamed && columns.includes('name') && !columns.includes('pod')
+      ? columns.flatMap((c) => (c === 'name' ? ['name', 'pod'] : [c]))
+      : columns;
+  return renderTable(processRows(processes, colours), shown, colours);
 }

@@ -117,6 +117,29 @@ describe('process table', () => {
   it('says so when there is nothing to list', () => {
     expect(formatProcessTable([], plain)).toBe('no processes');
   });
+
+  it("shows each pod's name beside drunc's name when one differs", () => {
+    const dummy = process('dummy_boot_0', '0.1', { podName: 'dummy-boot-0-1a2b3c4d' });
+    const cells = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => /ru-|dummy|name/.test(l))
+        .map((r) =>
+          r
+            .split('│')
+            .map((c) => c.trim())
+            .filter(Boolean),
+        );
+    expect(cells(formatProcessTable([dummy, processes[2]], plain, ['name', 'status']))).toEqual([
+      ['name', 'pod', 'status'],
+      ['dummy_boot_0', 'dummy-boot-0-1a2b3c4d', 'RUNNING'],
+      ['ru-01', 'ru-01', 'DEAD'],
+    ]);
+    expect(cells(formatProcessTable([processes[2]], plain, ['name', 'status']))).toEqual([
+      ['name', 'status'],
+      ['ru-01', 'DEAD'],
+    ]);
+  });
 });
 
 describe('completion', () => {

@@ -106,12 +106,12 @@ describe('session file', () => {
   });
 
   it('points at the line of a bad process name', () => {
-    expect(problems(edit(13, '  - name: RU_01'))).toEqual([
+    expect(problems(edit(13, '  - name: "RU 01"'))).toEqual([
       {
         line: 13,
         column: 11,
         path: 'processes[1].name',
-        message: expect.stringContaining('DNS-1123'),
+        message: expect.stringContaining('without whitespace'),
       },
     ]);
   });

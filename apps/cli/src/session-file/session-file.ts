@@ -95,7 +95,7 @@ export function readSessionFile(file: string, overrides: SessionOverrides = {}):
   return parseSessionFile(text, overrides);
 }
 
-/** `demo.yaml:12:7: processes[1].name: must be a DNS-1123 label …` */
+/** `demo.yaml:12:7: processes[1].name: must be a process name of 1 to 253 characters …` */
 export function formatProblem(file: string, problem: SessionFileProblem): string {
   const where = problem.line === undefined ? file : `${file}:${problem.line}:${problem.column}`;
   return `${where}: ${problem.path}: ${problem.message}`;

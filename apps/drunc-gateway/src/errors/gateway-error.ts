@@ -39,7 +39,15 @@ export function completionError(
   fieldOf: (path?: string) => string,
 ): GatewayError {
   const errors = completion.errors ?? [];
-  const summary = errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
+  // drunc's shells show only this message: each error names the drunc field it came from,
+  // says why, and how to fix it where kpm knows more than its rule says.
+  const summary = errors
+    .map((e) => {
+      const field = fieldOf(e.path) || e.path;
+      const text = field ? `${field}: ${e.message}` : e.message;
+      return `${text}${fixOf(field)}`;
+    })
+    .join('; ');
   const metadata = { commandId: completion.commandId, status: completion.status };
   if (completion.status === 'rejected') {
     const violations = errors.map((e) => ({ field: fieldOf(e.path), description: e.message }));
@@ -69,6 +77,14 @@ export function completionError(
     domain: domainOf(rpc),
     metadata,
   });
+}
+
+/** What to do, for a refusal whose remedy is on drunc's side rather than in kpm's rule. */
+function fixOf(field: string | undefined): string {
+  if (field === 'process_description.process_logs_path') {
+    return " (drunc writes each process's log in the directory its shell was started in: start the shell under an allowed prefix, or ask the operator to add one)";
+  }
+  return '';
 }
 
 export function unavailable(rpc: string, cause: Error): GatewayError {

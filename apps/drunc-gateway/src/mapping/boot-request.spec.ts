@@ -56,6 +56,18 @@ describe('bootPlan', () => {
     });
   });
 
+  it("gives every process the gateway's default image when it has one (drunc names none)", () => {
+    const plan = bootPlan(request(), 'kpm-daq:local');
+    expect(plan.ok && plan.value.processes[0].image).toBe('kpm-daq:local');
+    const without = bootPlan(request());
+    expect(without.ok && 'image' in without.value.processes[0]).toBe(false);
+  });
+
+  it("keeps drunc's process name as given: the pod's name is kpm's business", () => {
+    const plan = bootPlan(request((r) => (r.process_description!.metadata!.name = 'dummy_boot_0')));
+    expect(plan.ok && plan.value.processes[0].name).toBe('dummy_boot_0');
+  });
+
   it('leaves out what drunc left empty', () => {
     const plan = bootPlan(
       request((r) => {

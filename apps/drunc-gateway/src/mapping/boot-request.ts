@@ -12,7 +12,8 @@ export type BootPlan = Boot & { processes: [Boot['processes'][number]] };
 
 export type Planned<T> = { ok: true; value: T } | { ok: false; violations: FieldViolation[] };
 
-export function bootPlan(request: BootRequest): Planned<BootPlan> {
+/** `image`: the gateway's default image (drunc's BootRequest names none). */
+export function bootPlan(request: BootRequest, image?: string): Planned<BootPlan> {
   const violations: FieldViolation[] = [];
   const refuse = (field: string, description: string) => violations.push({ field, description });
   const user = request.token?.user_name ?? '';
@@ -41,6 +42,7 @@ export function bootPlan(request: BootRequest): Planned<BootPlan> {
   if (violations.length > 0 || !description || !metadata) return { ok: false, violations };
   const spec: BootPlan['processes'][0] = {
     name: metadata.name,
+    ...(image ? { image } : {}),
     executableAndArguments: description.executable_and_arguments.map((e) => ({
       exec: e.exec,
       args: [...e.args],

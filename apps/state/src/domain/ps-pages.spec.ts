@@ -41,4 +41,13 @@ describe('psPage', () => {
     const without = sorted.filter((_, i) => i !== 2);
     expect(psPage(without, cursor).processes).toEqual(sorted.slice(3));
   });
+
+  it('pages through drunc\'s names, "/" and "." included, missing none', () => {
+    const sorted = ['dummy_boot_0', 'RU.01', 'a/b', 'a/b/c', 'x'.repeat(253), 'Z_1']
+      .map((name) => instance(name))
+      .sort(byName);
+    const all = pages(sorted, 1);
+    expect(all.flatMap((p) => p.processes)).toEqual(sorted);
+    expect(all).toHaveLength(sorted.length);
+  });
 });

@@ -24,9 +24,18 @@ export function psPage(
   cursor: string | undefined,
   limit: number = LIMITS.defaultPsLimit,
 ): PsPage {
-  const start = cursor === undefined ? 0 : firstAfter(sorted, cursor.split('/'));
+  const start = cursor === undefined ? 0 : firstAfter(sorted, cursorKey(cursor));
   const processes = sorted.slice(start, start + limit);
   return { processes, more: start + limit < sorted.length };
+}
+
+/**
+ * A cursor's sort key: the session ends at the first "/" (a DNS label has none), the uuid is
+ * the last 36 characters, the name (drunc's, which may hold "/") is what lies between.
+ */
+function cursorKey(cursor: string): string[] {
+  const session = cursor.slice(0, cursor.indexOf('/'));
+  return [session, cursor.slice(session.length + 1, -37), cursor.slice(-36)];
 }
 
 /** Session, then name, then uuid, as `byName` orders rows. */

@@ -78,11 +78,16 @@ describe('boot command', () => {
     expect(errors).toEqual(rejects('processes[3].name', 'duplicate name "a" (also processes[0])'));
   });
 
-  it.each(['RU-01', 'ru_01', 'ru.01', '', 'r'.repeat(64)])(
+  it.each(['RU-01', 'ru_01', 'ru.01', 'dummy_boot_0', '0', 'r'.repeat(253), 'été'])(
+    "accepts drunc's process name %j",
+    (name) => expect(firstProcess((p) => (p.name = name))).toEqual([]),
+  );
+
+  it.each(['', 'r'.repeat(254), 'ru 01', 'ru\t01', 'ru\n01', 'ru\u0000'])(
     'rejects the process name %j',
     (name) => {
       expect(firstProcess((p) => (p.name = name))).toEqual(
-        rejects('processes[0].name', 'DNS-1123 label'),
+        rejects('processes[0].name', 'without whitespace or control characters'),
       );
     },
   );
@@ -293,7 +298,7 @@ describe('boot command', () => {
   it('reports every error at once', () => {
     const errors = boot((d) => {
       d.user = '';
-      d.processes[0].name = 'X';
+      d.processes[0].name = 'X 1';
       d.processes[0].logsPath = 'rel';
     });
     expect(errors.map((e) => e.path).sort()).toEqual([
@@ -405,4 +410,19 @@ describe('terminate, restart, flush, ps and logs commands', () => {
     );
     expect(errorsOf(CommandType.logs, (d) => (d.tailLines = 10000))).toEqual([]);
   });
+});
+
+describe('ps command', () => {
+  const ps = (cursor: string) => errorsOf(CommandType.ps, (d) => (d.cursor = cursor));
+  const uuid = '0b0e1c9a-4c5e-4a8a-9d55-8f1f0d7a2b3c';
+
+  it.each(['ru-01', 'dummy_boot_0', 'RU.01', 'a/b'])(
+    "accepts a cursor after drunc's name %j",
+    (name) => expect(ps(`run-1/${name}/${uuid}`)).toEqual([]),
+  );
+
+  it.each(['run-1/ru 01/' + uuid, 'Run_1/ru-01/' + uuid, 'run-1//' + uuid, 'run-1/ru-01/x'])(
+    'rejects the cursor %j',
+    (cursor) => expect(ps(cursor)).toEqual(rejects('cursor', 'nextCursor of a ps completion')),
+  );
 });

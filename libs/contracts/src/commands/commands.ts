@@ -99,6 +99,14 @@ export class KillCommand extends ActingQueryCommand {
 
   @IsKillTimeoutSeconds()
   timeoutSeconds?: number;
+
+  /**
+   * The caller must have its answer within this many seconds (a gRPC deadline: drunc gives
+   * kill and terminate 60 s): the stages' grace, escalation and wait after a forced kill are
+   * planned to end inside it, and `timeoutSeconds` defaults to it (docs/design.md §6.4).
+   */
+  @IsKillTimeoutSeconds()
+  deadlineSeconds?: number;
 }
 
 /** Kill every process of the session, then delete its namespace (unless `keepNamespace`). */
@@ -114,6 +122,14 @@ export class TerminateCommand {
 
   @IsKillTimeoutSeconds()
   timeoutSeconds?: number;
+
+  /**
+   * The caller must have its answer within this many seconds (a gRPC deadline: drunc gives
+   * kill and terminate 60 s): the stages' grace, escalation and wait after a forced kill are
+   * planned to end inside it, and `timeoutSeconds` defaults to it (docs/design.md §6.4).
+   */
+  @IsKillTimeoutSeconds()
+  deadlineSeconds?: number;
 
   @IsOptional()
   @IsBoolean()
@@ -133,7 +149,9 @@ export class FlushCommand extends ActingQueryCommand {}
  * Where a ps page starts: after the process `<session>/<name>/<uuid>`, the sort key (session,
  * name, uuid) of the last process of the previous page, as its completion's `nextCursor` says.
  */
-const PS_CURSOR = /^[a-z0-9-]{1,63}\/[a-z0-9-]{1,63}\/[0-9a-f-]{36}$/;
+// A name may hold "/": the session ends at the first one, the uuid is the last 36 characters.
+// eslint-disable-next-line no-control-regex -- a name has no control characters
+const PS_CURSOR = /^[a-z0-9-]{1,63}\/[^\s\x00-\x1f\x7f]{1,253}\/[0-9a-f-]{36}$/u;
 
 /**
  * List processes, answered by the state service from its table in pages of at most `limit`

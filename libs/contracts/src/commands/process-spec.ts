@@ -22,7 +22,7 @@ import {
   IsLinuxId,
   HOSTNAME_MAX,
   IsDataMount,
-  IsDnsLabel,
+  IsProcessName,
   IsLogFilePath,
   IsSafeAbsolutePath,
   IsStringMap,
@@ -90,8 +90,8 @@ export class ProcessSpec {
   @IsUUID('all', { message: 'must be a UUID' })
   uuid?: string;
 
-  /** Becomes the pod name, hence a DNS-1123 label. */
-  @IsDnsLabel()
+  /** drunc's name of the process, kept as given; the pod's name derives from it (§6.3). */
+  @IsProcessName()
   name!: string;
 
   /** drunc's position in the control tree; decides the role and the shutdown stage. */

@@ -17,10 +17,22 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 
-/** RFC 1123 label (≤ 63 characters): session names become namespaces, process names pods. */
+/** RFC 1123 label (≤ 63 characters): session names become namespaces. */
 export const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_LABEL_MESSAGE =
   'must be a DNS-1123 label: at most 63 lower-case letters, digits or "-", starting and ending with a letter or digit';
+
+/**
+ * drunc's process names as drunc gives them (`dummy_boot_0`, `RU.01`, `ru-01`): 1 to 253
+ * characters, none of them whitespace or a control character. drunc itself refuses no name;
+ * kpm keeps names one word because drunc's shells print them in tables and its driver builds
+ * log file names from them (`log_<user>_<session>_<name>.txt`). The pod's name derives from it
+ * (`podNameOf`, libs/kube/src/pod-name.ts).
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what the rule refuses
+export const PROCESS_NAME = /^[^\s\x00-\x1f\x7f]{1,253}$/u;
+const PROCESS_NAME_MESSAGE =
+  'must be a process name of 1 to 253 characters without whitespace or control characters';
 
 /** A user name as the DAQ records it (a Unix login or service account); also used in labels. */
 export const USER_NAME = /^[A-Za-z0-9_]([A-Za-z0-9._-]{0,61}[A-Za-z0-9_])?$/;
@@ -51,6 +63,10 @@ export const MAX_PATH_LENGTH = 4096;
 
 export function IsDnsLabel(options?: ValidationOptions): PropertyDecorator {
   return Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE, ...options });
+}
+
+export function IsProcessName(options?: ValidationOptions): PropertyDecorator {
+  return Matches(PROCESS_NAME, { message: PROCESS_NAME_MESSAGE, ...options });
 }
 
 export function IsUserName(options?: ValidationOptions): PropertyDecorator {

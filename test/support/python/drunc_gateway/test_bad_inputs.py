@@ -101,7 +101,7 @@ def test_a_boot_into_another_users_session(address, other_user, running, session
 
 
 def test_a_boot_whose_fields_kpm_refuses(driver, user, session, nodes):
-    request = boot_request(user, session, nodes[0], "0.8", "dummy_boot_0", "echo", ["hi"])
+    request = boot_request(user, session, nodes[0], "0.8", "dummy boot 0", "echo", ["hi"])
     request.process_restriction.data_mount = "relative/dir"
     error = rich_error(refused(lambda: driver.boot(request)))
     assert error.code == grpc.StatusCode.INVALID_ARGUMENT
