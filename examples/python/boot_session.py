@@ -37,7 +37,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("session_file", type=Path, help="YAML: session, user, defaults, processes")
     parser.add_argument("--session", help="the session name (overrides the file's)")
-    parser.add_argument("--user", help="who boots it (default: the file's, KPM_USER, login)")
+    parser.add_argument(
+        "--as", dest="as_user", help="who boots it (default: the file's, KPM_USER, login)"
+    )
     parser.add_argument(
         "--brokers",
         default=os.environ.get("KPM_KAFKA_BROKERS", "127.0.0.1:19092"),
@@ -136,7 +138,7 @@ def run(args: argparse.Namespace) -> dict:
     schemas = Schemas(args.schemas) if args.schemas else None
     client = KpmClient(args.brokers, args.topic_prefix, schemas)
     try:
-        data = boot_data(args.session_file, args.session, args.user)
+        data = boot_data(args.session_file, args.session, args.as_user)
         session = data["session"]
         client.listen()  # position on completions and terminations BEFORE publishing
         booted = boot(client, data, args.timeout)

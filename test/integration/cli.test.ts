@@ -255,7 +255,7 @@ describe('kpm CLI on the real stack', () => {
   });
 
   it("refuses another user's terminate with exit 1, naming the field", async () => {
-    const run = await kpm('terminate', '--session', session, '--user', 'intruder', '--wait');
+    const run = await kpm('terminate', '--session', session, '--as', 'intruder', '--wait');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       /^kpm: terminate command \S+ \(session \S+\) was rejected: session: /,

@@ -28,6 +28,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { eventually } from '@kpm/common';
 import type { ProcessInstance, ProcessSpec } from '@kpm/contracts';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import { KpmTrio } from '../support/kpm-trio';
@@ -164,15 +165,8 @@ function druncSession(session: string): ProcessSpec[] {
   ];
 }
 
-async function eventually<T>(read: () => T, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not seen within 60 s`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** What this suite waits for in a log file: 60 s, read every 200 ms. */
+const inLogFile = (what: string) => ({ what, timeoutMs: 60_000, everyMs: 200 });
 
 const logOf = (spec: ProcessSpec) => {
   try {
@@ -214,9 +208,11 @@ it('boots, logs, runs as the user, restarts and terminates as drunc does', async
   // each pod running as that user.
   for (const spec of processes) {
     const log = await eventually(
-      () => logOf(spec),
-      (text) => /start argv=/.test(text),
-      `${spec.name}'s log`,
+      () => {
+        const text = logOf(spec);
+        return /start argv=/.test(text) && text;
+      },
+      inLogFile(`${spec.name}'s log`),
     );
     expect(log).toMatch(
       new RegExp(
@@ -263,9 +259,8 @@ it('boots, logs, runs as the user, restarts and terminates as drunc does', async
       () =>
         logOf(spec)
           .split('\n')
-          .filter((l) => l.includes('start argv=')).length,
-      (starts) => starts === 2,
-      `${spec.name}'s second start in its log file`,
+          .filter((l) => l.includes('start argv=')).length === 2,
+      inLogFile(`${spec.name}'s second start in its log file`),
     );
   }
 

@@ -27,11 +27,12 @@ export function invokingUser(): string {
   return process.env.KPM_USER ?? localUser();
 }
 
-/** Runs `work` with a client that is closed afterwards, whatever happens. */
+/** Runs `work` with a client acting as `user` (`--as`; default you), closed afterwards. */
 export async function withClient<T>(
   work: (client: ProcessManagerClient) => Promise<T>,
+  user?: string,
 ): Promise<T> {
-  const { client, brokers } = openClient();
+  const { client, brokers } = openClient(user);
   try {
     return await work(client);
   } catch (error) {
@@ -41,8 +42,11 @@ export async function withClient<T>(
   }
 }
 
-/** A client under the CLI's settings, acting as the invoking user; the caller closes it. */
-export function openClient(): { client: ProcessManagerClient; brokers: readonly string[] } {
+/** A client under the CLI's settings, acting as `user` (default you); the caller closes it. */
+export function openClient(user: string = invokingUser()): {
+  client: ProcessManagerClient;
+  brokers: readonly string[];
+} {
   const settings = cliSettings();
   const client = connectProcessManager({
     brokers: settings.kafka.brokers,
@@ -52,7 +56,7 @@ export function openClient(): { client: ProcessManagerClient; brokers: readonly 
     clientId: 'kpm-cli',
     source: eventSource('cli', hostname()),
     // kill, restart, logs and flush act as this user; the services refuse others' sessions.
-    user: invokingUser(),
+    user,
   });
   return { client, brokers: settings.kafka.brokers };
 }

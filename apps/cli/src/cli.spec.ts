@@ -59,9 +59,25 @@ describe('kpm usage errors (exit 2)', () => {
     ],
     [['kill', '--session', 'run-1', '--frobnicate'], /unknown option '--frobnicate'/],
     [['terminate'], /required option '--session <name>' not specified/],
+    [['terminate', '--session', 'run-1', '--as', 'a b'], /terminate: --as: must be a user name/],
+    [['kill', '--session', 'run-1', '--as', 'a b'], /kill: --as: must be a user name/],
+    [['kill', '--session', 'run-1', '--owner', 'a b'], /kill: --owner: must be a user name/],
+    [['ps', '--owner', 'a b'], /ps: --owner: must be a user name/],
     [
-      ['terminate', '--session', 'run-1', '--user', 'a b'],
-      /terminate: --user: must be a user name/,
+      ['terminate', '--session', 'run-1', '--user', 'alice'],
+      /terminate: --user is no longer accepted \(it meant "act as" on some commands and "filter by owner" on others\): use --as <user> to act as that user\n/,
+    ],
+    [
+      ['boot', '-f', 'session.yaml', '--user', 'alice'],
+      /boot: --user is no longer accepted .*: use --as <user> to act as that user\n/,
+    ],
+    [
+      ['flush', '--user', 'alice'],
+      /flush: --user is no longer accepted .*: use --as <user> to act as that user, or --owner <user> to select the processes that user owns\n/,
+    ],
+    [
+      ['ps', '--user', 'alice'],
+      /ps: --user is no longer accepted .*: use --owner <user> to select the processes that user owns\n/,
     ],
     [
       ['restart'],

@@ -15,6 +15,7 @@ import { registerTerminateCommand } from './commands/terminate.command';
 import { registerTopicsCommands } from './commands/topics.command';
 import { CliError, ExitCode } from './exit-codes';
 import { exitWhenDrained, tolerateClosedReaders } from './exit-when-drained';
+import { refuseRetiredUserFlag } from './options';
 
 /** `kpm`: the operator's command line over the local stack, the services and the client library. */
 export function buildProgram(): Command {
@@ -23,7 +24,8 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .option('--brokers <list>', 'Kafka bootstrap servers, comma-separated (KPM_KAFKA_BROKERS)')
-    .hook('preAction', (command) => {
+    .hook('preAction', (command, action) => {
+      refuseRetiredUserFlag(action);
       // Wins over KPM_KAFKA_BROKERS and .kpm/stack.env, as a flag should.
       const brokers = command.opts<{ brokers?: string }>().brokers;
       if (brokers) process.env.KPM_KAFKA_BROKERS = brokers;

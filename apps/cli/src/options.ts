@@ -1,5 +1,5 @@
 /** Flags several commands share, their parsers, and the way a bad flag value is reported. */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { InvalidCommandError } from '@kpm/client';
 import { CliError, ExitCode } from './exit-codes';
 
@@ -31,20 +31,58 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/**
+ * Users on the command line have one meaning per flag: `--as <user>` is who acts (the user the
+ * services check a session's owner against; default `KPM_USER`, else the login name), and
+ * `--owner <user>` selects processes by their owner in a query. `--user` meant the one on some
+ * commands and the other elsewhere; it is refused, naming the flag to use instead.
+ */
+export interface ActingFlags {
+  as?: string;
+}
+
+/** `--as <user>`: act as this user; `help` says what acting means for the command. */
+export function addActingFlag(command: Command, help: string): Command {
+  return addRetiredUserFlag(command.option('--as <user>', help));
+}
+
 /** The selectors of drunc's ProcessQuery; every one given must match. */
 export interface QueryFlags {
   session?: string;
   name?: string[];
   uuid?: string[];
-  user?: string;
+  owner?: string;
 }
 
 export function addQueryFlags(command: Command): Command {
-  return command
-    .option('--session <name>', "only this session's processes")
-    .option('--name <regex>', 'only names matching this regex (unanchored; repeatable)', collect)
-    .option('--uuid <uuid>', 'only this process (repeatable)', collect)
-    .option('--user <name>', "only this user's processes");
+  return addRetiredUserFlag(
+    command
+      .option('--session <name>', "only this session's processes")
+      .option('--name <regex>', 'only names matching this regex (unanchored; repeatable)', collect)
+      .option('--uuid <uuid>', 'only this process (repeatable)', collect)
+      .option('--owner <user>', 'only processes this user owns'),
+  );
+}
+
+/** The old, ambiguous `--user`: hidden, parsed only so that `refuseRetiredUserFlag` can explain. */
+function addRetiredUserFlag(command: Command): Command {
+  if (command.options.some((option) => option.long === '--user')) return command;
+  return command.addOption(new Option('--user <name>').hideHelp());
+}
+
+/** A usage error for `--user`, naming the flags that replace it on this command. */
+export function refuseRetiredUserFlag(command: Command): void {
+  if (command.opts<{ user?: string }>().user === undefined) return;
+  const has = (flag: string) => command.options.some((option) => option.long === flag);
+  const instead = [
+    has('--as') ? '--as <user> to act as that user' : undefined,
+    has('--owner') ? '--owner <user> to select the processes that user owns' : undefined,
+  ].filter((text) => text !== undefined);
+  throw new CliError(
+    `${command.name()}: --user is no longer accepted (it meant "act as" on some commands and ` +
+      `"filter by owner" on others): use ${instead.join(', or ')}`,
+    ExitCode.usage,
+  );
 }
 
 /** Flags of a query the state service answers (`ps`, `flush`): the selectors and a timeout. */
@@ -72,7 +110,7 @@ export function addGraceFlag(command: Command): Command {
 }
 
 export function queryOf(flags: QueryFlags) {
-  return { session: flags.session, uuids: flags.uuid, names: flags.name, user: flags.user };
+  return { session: flags.session, uuids: flags.uuid, names: flags.name, user: flags.owner };
 }
 
 /** `--timeout` in seconds, as the client's wait in ms. */
@@ -98,7 +136,8 @@ export function addWaitFlags(command: Command, timeoutHelp: string): Command {
 /** The flag that sets each command field, so a refusal names what the user typed. */
 const FLAGS: ReadonlyArray<[RegExp, string]> = [
   [/^(query\.)?session$/, '--session'],
-  [/^(query\.)?user$/, '--user'],
+  [/^query\.user$/, '--owner'],
+  [/^user$/, '--as'],
   [/^query\.uuids/, '--uuid'],
   [/^query\.names/, '--name'],
   [/^gracePeriodSeconds$/, '--grace'],

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { CommandResult, ProcessManagerClient } from '@kpm/client';
 import { explainKafkaError, openClient } from './cli-context';
 import { outcomeError, printResult } from './command-outcome';
-import type { WaitFlags } from './options';
+import type { ActingFlags, WaitFlags } from './options';
 import type { ProgressKind } from './progress/command-progress';
 import { showProgress } from './progress/with-progress';
 
@@ -25,12 +25,12 @@ interface CommandToSend {
  */
 export async function sendCommand(
   what: CommandToSend,
-  flags: WaitFlags,
+  flags: WaitFlags & ActingFlags,
   send: (client: ProcessManagerClient, commandId: string) => Promise<CommandResult>,
 ): Promise<void> {
   const commandId = randomUUID();
   const options = { command: what.command, json: flags.json };
-  const { client, brokers } = openClient();
+  const { client, brokers } = openClient(flags.as);
   const plan = { commandId, kind: what.kind, session: what.session, total: what.total };
   let progress: { stop(): Promise<void> } | undefined;
   try {

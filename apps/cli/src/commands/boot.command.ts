@@ -2,26 +2,33 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { cliSettings, invokingUser } from '../cli-context';
 import { CliError, ExitCode } from '../exit-codes';
-import { addWaitFlags, timeoutMs, type WaitFlags } from '../options';
+import {
+  addActingFlag,
+  addWaitFlags,
+  timeoutMs,
+  type ActingFlags,
+  type WaitFlags,
+} from '../options';
 import { sendCommand } from '../send-command';
 import { formatProblem, readSessionFile } from '../session-file/session-file';
 
-interface BootFlags extends WaitFlags {
+interface BootFlags extends WaitFlags, ActingFlags {
   file: string;
   session?: string;
-  user?: string;
 }
 
 export function registerBootCommand(program: Command): void {
-  const command = program
-    .command('boot')
-    .description('boot the process tree of a session file (see examples/)')
-    .requiredOption(
-      '-f, --file <session.yaml>',
-      'the session file: session, user, defaults, processes',
-    )
-    .option('--session <name>', "boot into this session instead of the file's")
-    .option('--user <name>', "boot as this user instead of the file's (default: you)");
+  const command = addActingFlag(
+    program
+      .command('boot')
+      .description('boot the process tree of a session file (see examples/)')
+      .requiredOption(
+        '-f, --file <session.yaml>',
+        'the session file: session, user, defaults, processes',
+      )
+      .option('--session <name>', "boot into this session instead of the file's"),
+    "boot as this user instead of the file's (default: the file's, else KPM_USER, else you)",
+  );
   addWaitFlags(command, 'give up waiting after this many seconds (default 180)').addHelpText(
     'after',
     `
@@ -42,7 +49,7 @@ async function boot(flags: BootFlags): Promise<void> {
   }
   const parsed = readSessionFile(flags.file, {
     session: flags.session,
-    user: flags.user,
+    user: flags.as,
     defaultUser: invokingUser(),
   });
   if (!parsed.ok) {

@@ -2,22 +2,37 @@ import type { Command } from 'commander';
 import { withClient } from '../cli-context';
 import type { CommandCompleted, ProcessInstance } from '@kpm/contracts';
 import { outcomeError, printCompletion } from '../command-outcome';
-import { addQueryCommandFlags, queryOf, timeoutMs, type QueryCommandFlags } from '../options';
+import {
+  addActingFlag,
+  addQueryCommandFlags,
+  queryOf,
+  timeoutMs,
+  type ActingFlags,
+  type QueryCommandFlags,
+} from '../options';
 import { printJson } from '../output';
 
 export function registerFlushCommand(program: Command): void {
-  const command = addQueryCommandFlags(
-    program
-      .command('flush')
-      .description(
-        'forget DEAD processes (all sessions unless --session); prints what was flushed',
-      ),
+  const command = addActingFlag(
+    addQueryCommandFlags(
+      program
+        .command('flush')
+        .description(
+          'forget DEAD processes (all sessions unless --session); prints what was flushed',
+        ),
+    ),
+    'flush as this user (default: KPM_USER, else you)',
   );
-  command.addHelpText('after', '\nExample:\n  npx kpm flush --session run-42');
-  command.action((flags: QueryCommandFlags) => flush(flags));
+  command.addHelpText(
+    'after',
+    '\nExamples:\n  npx kpm flush --session run-42\n  npx kpm flush --owner alice --as alice',
+  );
+  command.action((flags: FlushFlags) => flush(flags));
 }
 
-async function flush(flags: QueryCommandFlags): Promise<void> {
+type FlushFlags = QueryCommandFlags & ActingFlags;
+
+async function flush(flags: FlushFlags): Promise<void> {
   const query = queryOf(flags);
   const options = { command: 'flush', json: flags.json };
   const completions = await withClient(async (client) => {
@@ -36,7 +51,7 @@ async function flush(flags: QueryCommandFlags): Promise<void> {
     } catch (error) {
       throw outcomeError(options, error);
     }
-  });
+  }, flags.as);
   if (flags.json) printJson(completions);
   else if (completions.length === 0) console.log('no DEAD processes to flush');
   else for (const completion of completions) printCompletion(completion, options);

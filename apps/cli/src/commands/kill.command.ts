@@ -1,28 +1,33 @@
 import type { Command } from 'commander';
 import { CliError, ExitCode } from '../exit-codes';
 import {
+  addActingFlag,
   addGraceFlag,
   addQueryFlags,
   addWaitFlags,
   queryOf,
+  type ActingFlags,
   type QueryFlags,
   type WaitFlags,
 } from '../options';
 import { sendCommand } from '../send-command';
 
-interface KillFlags extends WaitFlags, QueryFlags {
+interface KillFlags extends WaitFlags, QueryFlags, ActingFlags {
   grace?: number;
 }
 
 export function registerKillCommand(program: Command): void {
-  const command = addGraceFlag(
-    addQueryFlags(
-      program
-        .command('kill')
-        .description(
-          "kill processes in drunc's shutdown order (applications first, infrastructure last)",
-        ),
+  const command = addActingFlag(
+    addGraceFlag(
+      addQueryFlags(
+        program
+          .command('kill')
+          .description(
+            "kill processes in drunc's shutdown order (applications first, infrastructure last)",
+          ),
+      ),
     ),
+    'kill as this user (default: KPM_USER, else you)',
   );
   addWaitFlags(
     command,

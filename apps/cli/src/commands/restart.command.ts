@@ -3,23 +3,28 @@ import { withClient } from '../cli-context';
 import { report } from '../command-outcome';
 import { CliError, ExitCode } from '../exit-codes';
 import {
+  addActingFlag,
   addQueryFlags,
   addWaitFlags,
   queryOf,
   timeoutMs,
+  type ActingFlags,
   type QueryFlags,
   type WaitFlags,
 } from '../options';
 
-interface RestartFlags extends WaitFlags, QueryFlags {}
+interface RestartFlags extends WaitFlags, QueryFlags, ActingFlags {}
 
 export function registerRestartCommand(program: Command): void {
-  const command = addQueryFlags(
-    program
-      .command('restart')
-      .description(
-        'kill the processes the query selects and boot each again with the same uuid and spec',
-      ),
+  const command = addActingFlag(
+    addQueryFlags(
+      program
+        .command('restart')
+        .description(
+          'kill the processes the query selects and boot each again with the same uuid and spec',
+        ),
+    ),
+    'restart as this user (default: KPM_USER, else you)',
   );
   addWaitFlags(command, 'give up waiting after this many seconds (default 300)').addHelpText(
     'after',
@@ -40,9 +45,11 @@ async function restart(flags: RestartFlags): Promise<void> {
       ExitCode.usage,
     );
   }
-  await withClient((client) =>
-    report({ command: 'restart', json: flags.json }, () =>
-      client.restart(queryOf(flags), { wait: flags.wait, timeoutMs: timeoutMs(flags) }),
-    ),
+  await withClient(
+    (client) =>
+      report({ command: 'restart', json: flags.json }, () =>
+        client.restart(queryOf(flags), { wait: flags.wait, timeoutMs: timeoutMs(flags) }),
+      ),
+    flags.as,
   );
 }

@@ -1,24 +1,31 @@
 import type { Command } from 'commander';
 import { invokingUser } from '../cli-context';
-import { addGraceFlag, addWaitFlags, type WaitFlags } from '../options';
+import {
+  addActingFlag,
+  addGraceFlag,
+  addWaitFlags,
+  type ActingFlags,
+  type WaitFlags,
+} from '../options';
 import { sendCommand } from '../send-command';
 
-interface TerminateFlags extends WaitFlags {
+interface TerminateFlags extends WaitFlags, ActingFlags {
   session: string;
-  user?: string;
   grace?: number;
   keepNamespace?: boolean;
 }
 
 export function registerTerminateCommand(program: Command): void {
   const command = addGraceFlag(
-    program
-      .command('terminate')
-      .description(
-        "kill every process of a session in drunc's shutdown order, then delete its namespace",
-      )
-      .requiredOption('--session <name>', 'the session to terminate')
-      .option('--user <name>', 'terminate as this user (default: you)'),
+    addActingFlag(
+      program
+        .command('terminate')
+        .description(
+          "kill every process of a session in drunc's shutdown order, then delete its namespace",
+        )
+        .requiredOption('--session <name>', 'the session to terminate'),
+      'terminate as this user (default: KPM_USER, else you)',
+    ),
   ).option('--keep-namespace', 'kill the processes but keep the namespace');
   addWaitFlags(
     command,
@@ -30,7 +37,7 @@ export function registerTerminateCommand(program: Command): void {
 async function terminate(flags: TerminateFlags): Promise<void> {
   const data = {
     session: flags.session,
-    user: flags.user ?? invokingUser(),
+    user: flags.as ?? invokingUser(),
     gracePeriodSeconds: flags.grace,
     timeoutSeconds: flags.timeout,
     keepNamespace: flags.keepNamespace,
