@@ -138,7 +138,7 @@ describe('foundation: commands through the real broker', () => {
           session: 'session-a',
           user: 'daq',
           processes: [
-            { name: 'Not_A_DNS_Label', executableAndArguments: [{ exec: 'true', args: [] }] },
+            { name: 'two words', executableAndArguments: [{ exec: 'true', args: [] }] },
           ],
         }),
         command('cmd-ps-3', CommandType.ps, { query: {} }),

@@ -89,7 +89,7 @@ describe('examples/python/boot_session.py', () => {
     const file = join(tmpdir(), `kpm-python-bad-${process.pid}.yaml`);
     writeFileSync(
       file,
-      'session: bad\nprocesses:\n  - name: Not_A_Label\n    treeId: "0"\n    executableAndArguments: [{ exec: sleep }]\n',
+      'session: bad\nprocesses:\n  - name: two words\n    treeId: "0"\n    executableAndArguments: [{ exec: sleep }]\n',
     );
     const { code, stderr } = await runPython(python, 'examples/python/boot_session.py', [
       file,

@@ -125,16 +125,15 @@ def test_the_sessions_page(address, user, other_user, booted, sessions, configs)
 
 def dummy_boot(user: str, session: str, n: int, sleep: int, n_sleeps: int) -> list[pm.BootRequest]:
     """drunc's enveloped driver's dummy_boot: one BootRequest per process, echo and sleep commands,
-    allowed_hosts ["localhost"]. Names: drunc's are dummy_boot_<i>; here dummy-boot-<i> (kpm's
-    process names are DNS labels on this branch), and no log file in the working directory (kpm
-    refuses a path outside its hostPathPrefixes)."""
+    allowed_hosts ["localhost"], drunc's names dummy_boot_<i>, and no log file in the working
+    directory (kpm refuses a path outside its hostPathPrefixes)."""
     execs = [("echo", ["Starting dummy_boot."])]
     for i in range(1, n_sleeps + 1):
         execs += [("sleep", [f"{sleep}s"]), ("echo", [f"{sleep * i}s"])]
     execs.append(("echo", ["Exiting."]))
     requests = []
     for i in range(n):
-        r = boot_request(user, session, "localhost", f"dummy-boot-{i}", execs)
+        r = boot_request(user, session, "localhost", f"dummy_boot_{i}", execs)
         r.process_description.env.clear()
         requests.append(r)
     return requests
@@ -144,6 +143,8 @@ def test_dummy_boot_of_the_shell_and_of_the_web_ui(driver, user, session_base, n
     session = f"{session_base}-dummy"
     answers = [driver.boot(r) for r in dummy_boot(user, session, 2, 30, 2)]
     assert all(a.ok and isinstance(a.data, pm.ProcessInstance) for a in answers), [a.text for a in answers]
+    # drunc's names stay drunc's: the pod's name is kpm's business.
+    assert [a.data.process_description.metadata.name for a in answers] == ["dummy_boot_0", "dummy_boot_1"]
     # drunc's localhost is the process manager's own host: kpm places the process on a usable node.
     assert all(a.data.process_description.metadata.hostname in nodes for a in answers)
     assert driver.kill(query(session=session)).ok
