@@ -137,9 +137,7 @@ describe('foundation: commands through the real broker', () => {
         command('cmd-bad-boot', CommandType.boot, {
           session: 'session-a',
           user: 'daq',
-          processes: [
-            { name: 'two words', executableAndArguments: [{ exec: 'true', args: [] }] },
-          ],
+          processes: [{ name: 'two words', executableAndArguments: [{ exec: 'true', args: [] }] }],
         }),
         command('cmd-ps-3', CommandType.ps, { query: {} }),
       ],
