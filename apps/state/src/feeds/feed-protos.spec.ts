@@ -49,7 +49,7 @@ const UPSTREAM_FIELDS: [string, [number, string, string, ('repeated' | 'map')?][
     [
       [1, 'session', 'string'],
       [2, 'application', 'string'],
-      [3, 'substructure', 'string', 'repeated'],
+      [10, 'substructure', 'string', 'repeated'],
     ],
   ],
   [
