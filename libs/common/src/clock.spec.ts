@@ -27,6 +27,23 @@ describe('VirtualClock', () => {
     expect(clock.now()).toBe(10_000);
   });
 
+  it('lets a periodic tick ride along: a poll that runs for ever does not move time', async () => {
+    const clock = new VirtualClock(0);
+    const stop = new AbortController();
+    const polls: number[] = [];
+    void (async () => {
+      while (!stop.signal.aborted) {
+        polls.push(clock.now());
+        await clock.tick(5_000, stop.signal);
+      }
+    })();
+    await clock.sleep(12_000);
+    expect(polls).toEqual([0, 5_000, 10_000]);
+    await new Promise((resolve) => setImmediate(() => setImmediate(() => setImmediate(resolve))));
+    expect(clock.now()).toBe(12_000);
+    stop.abort();
+  });
+
   it('wakes a sleep at once when its signal aborts, and cancels a scheduled event', async () => {
     const clock = new VirtualClock(0);
     const stop = new AbortController();

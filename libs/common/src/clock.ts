@@ -10,11 +10,17 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms`, or at once when `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * A periodic task's wait: resolves after `ms`, or at once when `signal` aborts. Unlike `sleep`
+   * it does not drive a virtual clock: a poll that runs for ever lets time stand still.
+   */
+  tick(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) => delay(ms, signal),
+  tick: (ms, signal) => delay(ms, signal),
 };
 
 interface Entry {
@@ -48,9 +54,17 @@ export class VirtualClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.wait(ms, true, signal);
+  }
+
+  tick(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.wait(ms, false, signal);
+  }
+
+  private wait(ms: number, drives: boolean, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       if (signal?.aborted) return resolve();
-      const entry = this.add(ms, true, () => {
+      const entry = this.add(ms, drives, () => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
       });
