@@ -9,6 +9,7 @@ export * from './object-waiter';
 export * from './service-gateway';
 export * from './lease-elector';
 export * from './pod-watch-stream';
+export * from './node-loss';
 export * from './pod-ending';
 export * from './config-map-gateway';
 export * from './http/kube-http';

@@ -29,6 +29,8 @@ interface Shape {
   deletingAsString?: boolean;
   /** Seen in a DELETED watch event. */
   removed?: boolean;
+  /** On a node the cluster lost. */
+  nodeLost?: boolean;
 }
 
 function pod({ phase, inits, mains, deleting, deletingAsString }: Shape): V1Pod {
@@ -162,11 +164,37 @@ describe('podEnding', () => {
       true,
       'deleted',
     ],
+    // On a lost node: a deletion ends it, nothing else does; a known end keeps its cause.
+    [
+      "lost node, still running: the taint's toleration runs",
+      { phase: 'Running', mains: [running()], nodeLost: true },
+      false,
+      undefined,
+    ],
+    [
+      'lost node, being deleted while "running": nobody can stop it',
+      { phase: 'Running', mains: [running()], deleting: true, nodeLost: true },
+      true,
+      'node-lost',
+    ],
+    [
+      'lost node, being deleted before it started',
+      { phase: 'Pending', mains: [waiting('ContainerCreating')], deleting: true, nodeLost: true },
+      true,
+      'node-lost',
+    ],
+    [
+      'lost node, it had succeeded',
+      { phase: 'Succeeded', mains: [terminated(0)], deleting: true, nodeLost: true },
+      true,
+      'succeeded',
+    ],
   ])('%s', (_, shape, ended, cause) => {
     const removed = shape?.removed ?? false;
-    const ending = podEnding({ pod: shape && pod(shape), fatalReasons: FATAL, removed });
+    const nodeLost = shape?.nodeLost ?? false;
+    const ending = podEnding({ pod: shape && pod(shape), fatalReasons: FATAL, removed, nodeLost });
     expect(ending).toMatchObject(ended ? { ended, cause } : { ended });
-    if (!removed) expect(hasPodEnded(shape && pod(shape), FATAL)).toBe(ended);
+    if (!removed && !nodeLost) expect(hasPodEnded(shape && pod(shape), FATAL)).toBe(ended);
   });
 
   it('names the fatal wait, init containers first, and honours the configured reasons', () => {

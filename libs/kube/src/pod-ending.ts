@@ -9,19 +9,22 @@
  *     transient pull failure (ErrImagePull, ImagePullBackOff: a registry's rate limit, a network
  *     blip) only once `imagePull.graceSeconds` have passed since the pod started, as Airflow treats
  *     pull-QPS errors; an invalid image name stays fatal at once; or
- *   - it is being deleted (deletionTimestamp) and no container, init or main, runs.
+ *   - it is being deleted (deletionTimestamp) and no container, init or main, runs; or
+ *   - it is being deleted on a node the cluster lost (`nodeLost`, node-loss.ts): no kubelet is
+ *     left to stop its containers or report them, so their last "running" is stale and the end
+ *     is now (Kubernetes' taint eviction, or kpm's own kill, asked the deletion).
  * Terminated containers alone do not end a pod: the kubelet sets the terminal phase in the same
  * status update for restartPolicy Never, and under any other policy the container restarts. A
  * running init container of a pod being deleted is still stopping, like a main one.
  *
- * How it ended (`cause`), most specific first: `succeeded`; `fatal-wait`; `deleted` (gone, or
- * being deleted: the deletion explains a Failed phase the kubelet set for it); `failed`.
+ * How it ended (`cause`), most specific first: `succeeded`; `fatal-wait`; `node-lost`; `deleted`
+ * (gone, or being deleted: the deletion explains a Failed phase the kubelet set for it); `failed`.
  *
  * Pods come typed from lists and as plain JSON from watches: only fields present in both are read.
  */
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 
-export type PodEndCause = 'succeeded' | 'fatal-wait' | 'deleted' | 'failed';
+export type PodEndCause = 'succeeded' | 'fatal-wait' | 'node-lost' | 'deleted' | 'failed';
 
 /** A container waiting for a reason after which it never starts. */
 export interface FatalWait {
@@ -42,6 +45,8 @@ interface PodEndingInput {
   removed?: boolean;
   /** Transient pull failures end the pod only after this grace (absent or 0: at once). */
   imagePull?: ImagePullGrace;
+  /** The pod's node is lost (its Ready condition Unknown): a deletion ends the pod at once. */
+  nodeLost?: boolean;
 }
 
 /** How long a pod may retry pulling its image before a pull failure ends it. */
@@ -61,6 +66,7 @@ export function podEnding({
   fatalReasons,
   removed = false,
   imagePull,
+  nodeLost = false,
 }: PodEndingInput): PodEnding {
   if (!pod) return { ended: true, cause: 'deleted' };
   const phase = pod.status?.phase;
@@ -68,6 +74,7 @@ export function podEnding({
   const fatalWait = firstFatalWait(pod, fatalReasons, imagePull);
   if (phase === 'Succeeded') return { ended: true, cause: 'succeeded' };
   if (fatalWait) return { ended: true, cause: 'fatal-wait', fatalWait };
+  if (deleting && nodeLost) return { ended: true, cause: 'node-lost' };
   if (deleting && (removed || phase === 'Failed' || !anyContainerRunning(pod)))
     return { ended: true, cause: 'deleted' };
   if (phase === 'Failed') return { ended: true, cause: 'failed' };
