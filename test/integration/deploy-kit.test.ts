@@ -352,7 +352,9 @@ describe('on the local API server', () => {
       ['get its Lease', lease('get', 'kpm-watcher'), true],
       ['update its Lease', lease('update', 'kpm-watcher'), true],
       ['create a Lease in kpm-system', lease('create'), true],
-      // What it must not do: no create/delete, nothing outside pods and its Lease.
+      // Which nodes the cluster lost: a pod being deleted there ends NodeLost.
+      ['list nodes', core('list', 'nodes'), true],
+      // What it must not do: no create/delete, nothing outside pods, its Lease and the node list.
       ...['create', 'delete', 'update', 'deletecollection'].map((v): Row => [
         `${v} pods`,
         pods(v),
@@ -367,7 +369,8 @@ describe('on the local API server', () => {
       ['list configmaps', core('list', 'configmaps', ''), false],
       ['get secrets', core('get', 'secrets', SESSION_NS), false],
       ['list namespaces', core('list', 'namespaces'), false],
-      ['list nodes', core('list', 'nodes'), false],
+      ['watch nodes', core('watch', 'nodes'), false],
+      ['update nodes', core('update', 'nodes'), false],
       ['get services', core('get', 'services', SESSION_NS), false],
       ['create events', core('create', 'events', SESSION_NS), false],
       ['do anything', anything, false],

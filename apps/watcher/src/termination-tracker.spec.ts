@@ -15,6 +15,7 @@ interface PodOptions {
   deleting?: boolean;
   finalizers?: string[];
   ours?: boolean;
+  node?: string;
 }
 
 function pod(options: PodOptions = {}): V1Pod {
@@ -48,7 +49,7 @@ function pod(options: PodOptions = {}): V1Pod {
       finalizers: options.finalizers ?? [FINALIZER],
       ...(options.deleting ? { deletionTimestamp: NOW } : {}),
     },
-    spec: { containers: [{ name: 'readout' }] },
+    spec: { containers: [{ name: 'readout' }], nodeName: options.node ?? 'kpm-real-1' },
     status: {
       phase:
         options.phase ??
@@ -345,5 +346,57 @@ describe('TerminationTracker', () => {
     t.published(['uid-1']);
     expect(t.published(['uid-1'])).toEqual([]);
     t.released('nobody', true);
+  });
+
+  describe('a lost node', () => {
+    const loss = {
+      node: 'kpm-real-1',
+      reason: 'NodeStatusUnknown',
+      message: 'Kubelet stopped posting node status.',
+    };
+    const lost = new Map([[loss.node, loss]]);
+
+    it('ends a pod being deleted there NodeLost when told the node is lost, once', () => {
+      const t = tracker();
+      expect(t.observe('ADDED', pod({ uid: 'a', running: true }), 'watch')).toEqual([]);
+      // A kill (or the taint's eviction) asks the deletion; the stale "running" keeps it open.
+      expect(
+        t.observe('MODIFIED', pod({ uid: 'a', running: true, deleting: true }), 'watch'),
+      ).toEqual([]);
+      expect(t.observe('ADDED', pod({ uid: 'b', running: true }), 'watch')).toEqual([]);
+      const ended = publishes(t.nodes(lost));
+      expect(ended.map((e) => [e.identity.podUid, e.verdict.exitCode, e.verdict.reason])).toEqual([
+        ['a', -1, 'NodeLost'],
+      ]);
+      expect(ended[0].deletionRequestedAt).toBe(NOW.toISOString());
+      // Told again: nothing new; b is not being deleted (its toleration runs).
+      expect(t.nodes(lost)).toEqual([]);
+    });
+
+    it('ends a pod whose deletion comes after the loss at once', () => {
+      const t = tracker();
+      t.observe('ADDED', pod({ uid: 'a', running: true }), 'watch');
+      expect(t.nodes(lost)).toEqual([]);
+      const evicted = t.observe(
+        'MODIFIED',
+        pod({ uid: 'a', running: true, deleting: true }),
+        'watch',
+      );
+      expect(publishes(evicted).map((e) => e.verdict.reason)).toEqual(['NodeLost']);
+    });
+
+    it('leaves pods on other nodes, and a node back again, to their kubelets', () => {
+      const t = tracker();
+      t.observe(
+        'ADDED',
+        pod({ uid: 'a', running: true, deleting: true, node: 'kpm-node-1' }),
+        'watch',
+      );
+      expect(t.nodes(lost)).toEqual([]);
+      t.nodes(new Map());
+      expect(
+        t.observe('MODIFIED', pod({ uid: 'c', running: true, deleting: true }), 'watch'),
+      ).toEqual([]);
+    });
   });
 });

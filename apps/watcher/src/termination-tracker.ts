@@ -15,10 +15,13 @@
  *   virtual-kubelet's sweep of dangling pods: one the first list lacks ended while no watcher ran
  *   (its finalizer removed by someone else) and is reported PodDeleted; one listed ended without
  *   the finalizer is published too (the table never heard of its end; same id, so no duplicate).
+ * - A pod being deleted on a node the cluster lost (`nodes`: Ready Unknown) ends NodeLost at once:
+ *   no kubelet will stop it or report it. Told of a newly lost node, the tracker judges again the
+ *   pods it follows there.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DetectionSource } from '@kpm/contracts';
-import type { KpmLabels } from '@kpm/kube';
+import type { KpmLabels, NodeLoss } from '@kpm/kube';
 import { podIdentity, type PodIdentity, type Termination } from './termination';
 import { trackedPod } from './tracked-pod';
 import {
@@ -26,6 +29,7 @@ import {
   terminalVerdict,
   vanishedVerdict,
   type PodEventType,
+  type TerminalVerdict,
 } from './rules/termination-rules';
 
 export type TrackerAction =
@@ -66,6 +70,8 @@ interface TrackerCounts {
 
 export class TerminationTracker {
   private readonly entries = new Map<string, Entry>();
+  /** The nodes the cluster has lost, as last told (`nodes`). */
+  private lost: ReadonlyMap<string, NodeLoss> = new Map();
 
   constructor(
     private readonly labels: KpmLabels,
@@ -106,15 +112,49 @@ export class TerminationTracker {
     }
     if (entry.stage === 'publishing') return [];
 
-    const verdict = terminalVerdict(pod, type, this.fatalWaitingReasons, {
-      graceSeconds: this.imagePullGraceSeconds,
-      now: this.now(),
-    });
+    const verdict = this.judge(pod, type);
     if (!verdict.terminal) return [];
     if (firstSight && !expected && type !== 'DELETED' && !this.holdsFinalizer(pod)) {
       entry.stage = 'recorded';
       return [];
     }
+    return this.publishing(entry, verdict, detectedBy, pod);
+  }
+
+  /**
+   * The nodes the cluster has lost now (Ready Unknown), all of them: pods followed on a node lost
+   * since the last call are judged again from what is kept of them (being deleted there: NodeLost).
+   */
+  nodes(lost: ReadonlyMap<string, NodeLoss>): TrackerAction[] {
+    const before = this.lost;
+    this.lost = lost;
+    const actions: TrackerAction[] = [];
+    for (const entry of this.entries.values()) {
+      const node = entry.pod.spec?.nodeName;
+      if (entry.stage !== 'watching' || !node || !lost.has(node) || before.has(node)) continue;
+      const verdict = this.judge(entry.pod, 'MODIFIED');
+      if (verdict.terminal) actions.push(...this.publishing(entry, verdict, 'watch', entry.pod));
+    }
+    return actions;
+  }
+
+  private judge(pod: V1Pod, type: PodEventType) {
+    const node = pod.spec?.nodeName;
+    return terminalVerdict(
+      pod,
+      type,
+      this.fatalWaitingReasons,
+      { graceSeconds: this.imagePullGraceSeconds, now: this.now() },
+      node === undefined ? undefined : this.lost.get(node),
+    );
+  }
+
+  private publishing(
+    entry: Entry,
+    verdict: TerminalVerdict,
+    detectedBy: DetectionSource,
+    pod: V1Pod,
+  ): TrackerAction[] {
     entry.stage = 'publishing';
     entry.termination = {
       identity: entry.identity,

@@ -58,6 +58,8 @@ function setup(options: { publishFails?: () => boolean; releaseFails?: () => boo
   const watch = new TerminationWatch({
     tracker,
     stream,
+    lostNodes: () => Promise.resolve(new Map()),
+    nodeCheckMs: 0,
     publish: (batch: readonly Termination[]) => {
       if (options.publishFails?.()) return Promise.reject(new Error('broker down'));
       published.push(...batch.map((t) => t.identity.podUid));
@@ -139,6 +141,8 @@ describe('TerminationWatch', () => {
     const running = new TerminationWatch({
       tracker: first.tracker,
       stream,
+      lostNodes: () => Promise.resolve(new Map()),
+      nodeCheckMs: 0,
       publish: (batch) => {
         published.push(...batch.map((t) => t.identity.podUid));
         return Promise.resolve();

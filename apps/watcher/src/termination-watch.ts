@@ -1,7 +1,8 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { backoffDelay, errorText, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
-import type { PodStreamHandler, StreamEnd } from '@kpm/kube';
+import type { NodeLoss, PodStreamHandler, StreamEnd } from '@kpm/kube';
 import { FinalizerReleaser } from './finalizer-releaser';
+import { NodeLossPoll } from './node-loss-poll';
 import type { Termination } from './termination';
 import { TerminationPublisher } from './termination-publisher';
 import type { TerminationTracker, TrackerAction } from './termination-tracker';
@@ -16,6 +17,10 @@ interface TerminationWatchDeps {
   publish(batch: readonly Termination[]): Promise<void>;
   /** Removes the termination-record finalizer (guarded patch). */
   releaseFinalizer(pod: V1Pod): Promise<unknown>;
+  /** The nodes the cluster has lost now (Ready Unknown). */
+  lostNodes(signal: AbortSignal): Promise<Map<string, NodeLoss>>;
+  /** How often the lost nodes are asked (0: never). */
+  nodeCheckMs: number;
   batchSize: number;
   finalizerConcurrency: number;
   backoff: BackoffPolicy;
@@ -69,8 +74,17 @@ class WatchTerm {
   }
 
   async run(): Promise<void> {
-    this.apply(this.deps.tracker.resume());
-    await this.deps.stream.run(this.streamHandler(), this.signal);
+    const { tracker, stream, logger } = this.deps;
+    this.apply(tracker.resume());
+    const nodes = new NodeLossPoll({
+      lostNodes: (signal) => this.deps.lostNodes(signal),
+      lost: (lost) => this.apply(tracker.nodes(lost)),
+      everyMs: this.deps.nodeCheckMs,
+      clock: this.clock,
+      logger,
+    }).run(this.signal);
+    await stream.run(this.streamHandler(), this.signal);
+    await nodes;
     this.releaseRetry?.abort();
     await this.publisher.stop();
     await this.releaser.stop();

@@ -10,7 +10,14 @@ import { systemClock } from '@kpm/common';
 import { eventSource, topicName } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import { EventProducer, type KafkaClient } from '@kpm/kafka';
-import { createKubeApis, KpmLabels, LeaseElector, PodGateway, PodWatchStream } from '@kpm/kube';
+import {
+  createKubeApis,
+  KpmLabels,
+  LeaseElector,
+  lostNodes,
+  PodGateway,
+  PodWatchStream,
+} from '@kpm/kube';
 import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
 import { readRunningPods } from './process-table-sweep';
 import { terminationRecord } from './termination';
@@ -103,6 +110,7 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
           timeoutMs: watcher.tableSweepTimeoutSeconds * 1000,
           signal: term,
         }),
+      lostNodes: async () => lostNodes((await apis.core.listNode()).items),
       clock: systemClock,
     };
   }

@@ -6,6 +6,7 @@ import {
   KpmLabels,
   type LeadershipListener,
   type LeadershipTerm,
+  type NodeLoss,
   type PodEventType,
   type PodStreamHandler,
 } from '@kpm/kube';
@@ -17,7 +18,7 @@ import { WatcherMetrics } from './watcher-metrics';
 const labels = new KpmLabels('drunc.daq');
 const settings = loadSettings('watcher', {}).watcher;
 
-function pod(uid: string, exitCode?: number): V1Pod {
+function pod(uid: string, exitCode?: number, deleting = false): V1Pod {
   return {
     metadata: {
       uid,
@@ -25,8 +26,9 @@ function pod(uid: string, exitCode?: number): V1Pod {
       namespace: 'run-7',
       labels: { [labels.creator]: 'kpm', [labels.uuid]: `u-${uid}`, [labels.session]: 'run-7' },
       finalizers: [labels.terminationFinalizer],
+      ...(deleting ? { deletionTimestamp: new Date(0) } : {}),
     },
-    spec: { containers: [{ name: uid }] },
+    spec: { containers: [{ name: uid }], nodeName: 'kpm-real-1' },
     status: {
       phase: exitCode === undefined ? 'Running' : exitCode === 0 ? 'Succeeded' : 'Failed',
       containerStatuses: [
@@ -109,6 +111,8 @@ function setUp(options: { table?: ExpectedPod[] | Error; publishFailures?: numbe
   const clock = new VirtualClock(0);
   const leadership = new FakeLeadership();
   const pods = new FakePods();
+  /** The nodes the API server shows lost; `undefined`: the node list fails. */
+  const nodes: { lost?: Map<string, NodeLoss> } = { lost: new Map() };
   const log: string[] = [];
   const readiness: string[] = [];
   let failures = options.publishFailures ?? 0;
@@ -133,6 +137,8 @@ function setUp(options: { table?: ExpectedPod[] | Error; publishFailures?: numbe
         ? Promise.reject(options.table)
         : Promise.resolve(options.table ?? []);
     },
+    lostNodes: () =>
+      nodes.lost ? Promise.resolve(nodes.lost) : Promise.reject(new Error('nodes: Forbidden')),
     clock,
   };
   const outside = {
@@ -147,7 +153,7 @@ function setUp(options: { table?: ExpectedPod[] | Error; publishFailures?: numbe
   const stop = new AbortController();
   const running = watcher.run(stop.signal);
   const settle = () => clock.sleep(1_000);
-  return { clock, broker, leadership, pods, log, readiness, outside, stop, running, settle };
+  return { clock, broker, leadership, pods, nodes, log, readiness, outside, stop, running, settle };
 }
 
 const expected = (uid: string): ExpectedPod => ({
@@ -259,5 +265,47 @@ describe('Watcher: leadership terms', () => {
     expect((await w.outside.metrics.leader.get()).values[0].value).toBe(0);
     w.stop.abort();
     await w.running;
+  });
+});
+
+describe('Watcher: a lost node', () => {
+  const loss: NodeLoss = {
+    node: 'kpm-real-1',
+    reason: 'NodeStatusUnknown',
+    message: 'Kubelet stopped posting node status.',
+  };
+
+  it('ends a pod being deleted there NodeLost at the next node check, and not before', async () => {
+    const w = setUp();
+    w.pods.listed = [pod('stranded')];
+    w.leadership.grant(false);
+    await w.settle();
+    // A kill asked the deletion; the silent kubelet leaves its container "running".
+    w.pods.event('MODIFIED', pod('stranded', undefined, true));
+    await w.clock.sleep(10_000);
+    expect(w.log).toEqual(['read the process table']);
+    w.nodes.lost = new Map([[loss.node, loss]]);
+    await w.clock.sleep(settings.nodeCheckSeconds * 1000);
+    expect(w.log).toEqual([
+      'read the process table',
+      'publish stranded -1 NodeLost by watch',
+      `release stranded +${11_000 + settings.nodeCheckSeconds * 1000 - 1000}ms`,
+    ]);
+  });
+
+  it('goes on watching pods when the nodes cannot be listed, and says so', async () => {
+    const w = setUp();
+    w.nodes.lost = undefined;
+    w.pods.listed = [pod('a')];
+    w.leadership.grant(false);
+    await w.settle();
+    w.pods.event('MODIFIED', pod('a', 3));
+    await w.settle();
+    expect(w.log).toEqual([
+      'read the process table',
+      'warn nodes not checked: nodes: Forbidden',
+      'publish a 3 Error by watch',
+      'release a +1000ms',
+    ]);
   });
 });

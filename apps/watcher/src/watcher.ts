@@ -3,14 +3,14 @@
  *   1. the memory of pods: kept when this replica led just before (nobody else led between),
  *      else fresh and seeded with the pods the process table shows RUNNING;
  *   2. pods in, terminations out (TerminationWatch: stream → tracker → publisher → releaser),
- *      until the term ends.
+ *      with the nodes the cluster lost asked now and then, until the term ends.
  * The outside (the Lease, the pod stream, the finalizer patch, Kafka, the clock) comes through
  * `WatcherPorts`: the Kubernetes and Kafka ones from watcher.service.ts, fakes in the tests.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { BackoffPolicy, Clock } from '@kpm/common';
 import type { WatcherConfig } from '@kpm/config';
-import type { KpmLabels, LeaseElector, PodStreamHandler } from '@kpm/kube';
+import type { KpmLabels, LeaseElector, NodeLoss, PodStreamHandler } from '@kpm/kube';
 import type { Termination } from './termination';
 import { TerminationTracker, type ExpectedPod } from './termination-tracker';
 import { TerminationWatch } from './termination-watch';
@@ -32,6 +32,8 @@ export interface WatcherPorts {
   publish(batch: readonly Termination[]): Promise<void>;
   /** The pods the process table shows RUNNING. */
   runningPods(term: AbortSignal): Promise<ExpectedPod[]>;
+  /** The nodes the cluster has lost now (Ready Unknown), by name. */
+  lostNodes(term: AbortSignal): Promise<Map<string, NodeLoss>>;
   clock: Clock;
 }
 
@@ -78,6 +80,8 @@ export class Watcher {
         stream: this.ports.podStream(term),
         publish: (batch) => this.ports.publish(batch),
         releaseFinalizer: (pod) => this.ports.releaseFinalizer(pod, term),
+        lostNodes: () => this.ports.lostNodes(term),
+        nodeCheckMs: this.settings.nodeCheckSeconds * 1000,
         batchSize: this.settings.publishBatchSize,
         finalizerConcurrency: this.settings.finalizerConcurrency,
         backoff: this.backoff,

@@ -93,6 +93,16 @@ export class WatcherConfig {
   reconcilePeriodSeconds = 300;
 
   /**
+   * How often the leader asks which nodes the cluster has lost (Ready Unknown): a pod being deleted
+   * on one ends NodeLost, since no kubelet is left to report it (0 = never: such a pod waits for
+   * its node to come back).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  nodeCheckSeconds = 5;
+
+  /**
    * A fresh leader first reads the process table (`kpm.processes`) for the pods it shows RUNNING,
    * so a pod deleted while no watcher ran is still reported; the read gives up after this long.
    */

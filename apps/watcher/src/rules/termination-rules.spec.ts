@@ -372,6 +372,40 @@ describe('terminalVerdict: exit codes', () => {
     expect(verdict(pod({ phase: 'Failed' }))).toMatchObject({ exitCode: -1, reason: 'PodFailed' });
   });
 
+  it('ends a pod being deleted on a lost node as -1 NodeLost, in the words of its Ready condition', () => {
+    const loss = {
+      node: 'kpm-real-1',
+      reason: 'NodeStatusUnknown',
+      message: 'Kubelet stopped posting node status.',
+      since: T0,
+    };
+    const stranded = pod({ phase: 'Running', containerStatuses: [running()] }, { deleting: true });
+    expect(terminalVerdict(stranded, 'MODIFIED', FATAL, undefined, loss)).toEqual({
+      terminal: true,
+      exitCode: -1,
+      reason: 'NodeLost',
+      phase: 'Running',
+      failure: {
+        podReason: 'NodeLost',
+        podMessage: `node kpm-real-1 lost (Ready Unknown since ${T0}: NodeStatusUnknown: Kubelet stopped posting node status.)`,
+      },
+    });
+    // Not being deleted: still running as far as anyone knows (the taint's toleration runs).
+    const running_ = pod({ phase: 'Running', containerStatuses: [running()] });
+    expect(terminalVerdict(running_, 'MODIFIED', FATAL, undefined, loss)).toEqual({
+      terminal: false,
+    });
+    // An exit the kubelet reported before the loss keeps its code.
+    const ended = pod(
+      { phase: 'Failed', containerStatuses: [terminated(3, { reason: 'Error' })] },
+      { deleting: true },
+    );
+    expect(terminalVerdict(ended, 'MODIFIED', FATAL, undefined, loss)).toMatchObject({
+      exitCode: 3,
+      reason: 'Error',
+    });
+  });
+
   it('reads typed pods (Date timestamps) like watch JSON', () => {
     const status = terminated(0);
     status.state!.terminated!.finishedAt = new Date('2026-11-22T10:00:05Z');

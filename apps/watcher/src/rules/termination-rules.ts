@@ -8,9 +8,11 @@ import { posix } from 'node:path';
 import type { V1ContainerStatus, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
 import { NO_EXIT_CODE, type ContainerType } from '@kpm/contracts';
 import {
+  nodeLossText,
   podEnding,
   type FatalWait,
   type ImagePullGrace,
+  type NodeLoss,
   type PodEndCause,
   type PodEnding,
   type PodEventType,
@@ -47,35 +49,47 @@ const NOT_TERMINAL: Verdict = { terminal: false };
 /** drunc's reasons: a pod that Succeeded, and one deleted after it ran. */
 const GRACEFUL_SHUTDOWN = 'GracefulShutdown';
 const POD_DELETED = 'PodDeleted';
+/** kpm's reason for a process whose node the cluster lost: nobody can tell its exit code. */
+export const NODE_LOST = 'NodeLost';
 
 type PodFacts = Pick<TerminationFailureDetail, 'podReason' | 'podMessage'>;
 
 /**
  * The verdict on `pod` as seen with `eventType`: whether it ended is `podEnding`'s rule (libs/kube),
- * with a DELETED event counting as removed; how is `exitOf`.
+ * with a DELETED event counting as removed and `nodeLoss` the loss of its node, if lost; how is
+ * `exitOf`.
  */
 export function terminalVerdict(
   pod: V1Pod,
   eventType: PodEventType,
   fatalWaitingReasons: ReadonlySet<string>,
   imagePull?: ImagePullGrace,
+  nodeLoss?: NodeLoss,
 ): Verdict {
   const ending = podEnding({
     pod,
     fatalReasons: fatalWaitingReasons,
     removed: eventType === 'DELETED',
     imagePull,
+    nodeLost: nodeLoss !== undefined,
   });
-  return ending.ended ? exitOf(pod, ending) : NOT_TERMINAL;
+  return ending.ended ? exitOf(pod, ending, nodeLoss) : NOT_TERMINAL;
 }
 
 /**
  * The exit of an ended pod: a container's terminated state when there is one (a failed init
  * container first: it stopped the pod before its process started), else what the end's cause says.
  */
-function exitOf(pod: V1Pod, ending: Extract<PodEnding, { ended: true }>): TerminalVerdict {
+function exitOf(
+  pod: V1Pod,
+  ending: Extract<PodEnding, { ended: true }>,
+  nodeLoss: NodeLoss | undefined,
+): TerminalVerdict {
   const phase = pod.status?.phase ?? 'Unknown';
-  const podFacts: PodFacts = { podReason: pod.status?.reason, podMessage: pod.status?.message };
+  const podFacts: PodFacts =
+    ending.cause === 'node-lost' && nodeLoss
+      ? { podReason: NODE_LOST, podMessage: nodeLossText(nodeLoss) }
+      : { podReason: pod.status?.reason, podMessage: pod.status?.message };
   const verdict =
     containerExit(pod, phase, podFacts) ??
     exitOfCause(pod, phase, podFacts, ending.cause, ending.fatalWait);
@@ -107,6 +121,15 @@ function exitOfCause(
       return { terminal: true, exitCode: 0, reason: GRACEFUL_SHUTDOWN, phase };
     case 'fatal-wait':
       return fatalExit(pod, phase, podFacts, fatal!);
+    case 'node-lost':
+      // Its containers' last "running" is stale: no exit code is invented.
+      return {
+        terminal: true,
+        exitCode: NO_EXIT_CODE,
+        reason: NODE_LOST,
+        phase,
+        failure: withoutEmpty(podFacts),
+      };
     case 'deleted': {
       const ran = (pod.status?.containerStatuses ?? []).some(hasRun);
       const reason = ran ? POD_DELETED : 'DeletedBeforeStart';
