@@ -223,6 +223,16 @@ export class PodManagementConfig {
   @Max(3600)
   killTimeoutSeconds = 30;
 
+  /**
+   * How long a process stays on a node the cluster lost (its kubelet silent: Ready Unknown,
+   * tainted `node.kubernetes.io/unreachable`) before Kubernetes evicts it and kpm reports it
+   * ended `NodeLost`: the pods' toleration of that taint. Kubernetes' own default is 300 s.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(86_400)
+  nodeLostSeconds = 30;
+
   /** drunc's pod_ready_timeout: how long the connection server and root controller may take. */
   @IsInt()
   @Min(1)
@@ -525,6 +535,7 @@ export class CommandsConfig {
 export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => unknown]> = [
   ['KPM_KILL_TIMEOUT_SECONDS', 'podManagement.killTimeoutSeconds', Number],
   ['KPM_POD_READY_TIMEOUT_SECONDS', 'podManagement.podReadyTimeoutSeconds', Number],
+  ['KPM_NODE_LOST_SECONDS', 'podManagement.nodeLostSeconds', Number],
   ['KPM_BOOT_CONCURRENCY', 'podManagement.bootConcurrency', Number],
   ['KPM_ASSIGN_NODES', 'podManagement.assignNodes', (raw) => raw === 'true'],
   ['KPM_DEFAULT_IMAGE', 'podManagement.image', String],

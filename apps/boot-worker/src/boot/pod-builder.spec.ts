@@ -212,7 +212,14 @@ describe('PodBuilder', () => {
     const selected = builder().pod(readout, context, { nodeSelectorHost: 'kpm-node-2' });
     expect(selected.spec!.nodeName).toBeUndefined();
     expect(selected.spec!.nodeSelector).toEqual({ 'kubernetes.io/hostname': 'kpm-node-2' });
-    expect(selected.spec!.tolerations).toBeUndefined();
+    const nodeLost = {
+      key: 'node.kubernetes.io/unreachable',
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: 30,
+    };
+    // Every pod: the lost node's toleration (nodeLostSeconds), and the placement's own.
+    expect(selected.spec!.tolerations).toEqual([nodeLost]);
     const toleration = {
       key: 'real.kpm.daq/node',
       operator: 'Equal',
@@ -223,7 +230,7 @@ describe('PodBuilder', () => {
       nodeSelectorHost: 'kpm-real-1',
       tolerations: [toleration],
     });
-    expect(named.spec!.tolerations).toEqual([toleration]);
+    expect(named.spec!.tolerations).toEqual([toleration, nodeLost]);
   });
 
   it("gives applications drunc's SIGQUIT preStop, controllers none", () => {

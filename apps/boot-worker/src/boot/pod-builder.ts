@@ -44,6 +44,7 @@ import {
 } from './process-network';
 import { readinessProbe } from './readiness-probe';
 import { backgroundScript, bootScript } from './shell-command';
+import { withNodeLost } from './node-lost-toleration';
 import { ownedByPod } from './pod-owner';
 import { readoutProfileOf, type ReadoutPodProfile } from './readout-profile';
 
@@ -149,7 +150,7 @@ export class PodBuilder {
         nodeSelector: placement.nodeSelectorHost
           ? { 'kubernetes.io/hostname': placement.nodeSelectorHost }
           : undefined,
-        tolerations: placement.tolerations,
+        tolerations: withNodeLost(placement.tolerations, this.settings.podManagement),
         ...hostNetworkOf(plan.network.hostNetwork || plan.readout?.hostNetwork === true),
         hostAliases: localhostAliases(plan.network, context.connectionServer),
       },

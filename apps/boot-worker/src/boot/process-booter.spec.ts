@@ -101,7 +101,10 @@ describe('ProcessBooter', () => {
     const named = await scheduled.boot(pinned(['node-1']));
     expect(named.ok && named.pod.spec).toMatchObject({
       nodeSelector: { 'kubernetes.io/hostname': 'node-1' },
-      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'daq', effect: 'NoSchedule' }],
+      tolerations: [
+        { key: 'dedicated', operator: 'Equal', value: 'daq', effect: 'NoSchedule' },
+        { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', tolerationSeconds: 30 },
+      ],
     });
   });
 
