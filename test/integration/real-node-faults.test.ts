@@ -40,6 +40,7 @@ let h: KpmTrio;
 let client: ProcessManagerClient;
 let probe: TopicProbe;
 const timelines: PodTimeline[] = [];
+const NODE_LOST_SECONDS = 5;
 /** What the suite measured, printed at the end. */
 const timings: Record<string, number> = {};
 
@@ -59,6 +60,8 @@ beforeAll(async () => {
     ...realNodeBootEnv(target),
     // A kill's grace period: the stand-ins end on SIGTERM at once.
     KPM_KILL_TIMEOUT_SECONDS: '5',
+    // The lost node's test: evicted this long after the node is marked unreachable.
+    KPM_NODE_LOST_SECONDS: String(NODE_LOST_SECONDS),
   });
   client = connectProcessManager({
     brokers: stackEnv().brokers,
@@ -283,11 +286,10 @@ describe.each([
 });
 
 /**
- * The kubelet stopped (the node cannot act): what kpm reports, and when. The local stack runs no
- * node-lifecycle controller, so the Node stays Ready and nothing is evicted (docs/operations.md);
- * a kill still cannot end the process. kpm invents no end: the kill completes timed_out at its
- * deadline with the process pending — nothing waits forever — and the process's real end is
- * reported once the kubelet is back and has stopped it.
+ * The kubelet stopped for less than the node-lifecycle grace period (50 s): the Node is still
+ * Ready, so nobody can tell whether the process runs, and a kill cannot end it. kpm invents no
+ * end: the kill completes timed_out at its deadline with the process pending — nothing waits
+ * forever — and the process's real end is reported once the kubelet is back and has stopped it.
  */
 it('the kubelet stopped: a kill times out with the process pending, its real end comes when the kubelet is back', async () => {
   const { session, timeline, pods } = await bootRunning('stranded', [steady('stranded')]);
@@ -334,4 +336,89 @@ it('the kubelet stopped: a kill times out with the process pending, its real end
     if (!back) await node.start();
   }
   await client.terminate({ session, user: 'alice' }, { wait: true });
+});
+
+/** The real node's Ready condition status: True, False or Unknown. */
+async function readyOf(): Promise<string | undefined> {
+  const found = await core.readNode({ name: target.node });
+  return found.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+}
+
+/**
+ * The node lost: its kubelet stopped for longer than the node-lifecycle grace period. The cluster
+ * marks it Unknown and taints it unreachable; kpm reports, each once and without an invented exit
+ * code, a process it was asked to kill there as soon as the node is lost (nobody can stop it), and
+ * every other process there when Kubernetes evicts it after `nodeLostSeconds`. When the node comes
+ * back its kubelet stops the containers of those deleted pods.
+ */
+it('the node lost: a kill there completes, the rest end NodeLost after their toleration, each once', async () => {
+  const { session, timeline, pods } = await bootRunning('lost', [
+    steady('kept', '1.1.1'),
+    steady('killed', '1.1.2'),
+  ]);
+  await waitRunning(timeline, ['kept', 'killed']);
+  let back = false;
+  try {
+    await node.stopKubelet();
+    const stopped = Date.now();
+    // Sent while the node still looks Ready: the deletion waits for a kubelet that never comes.
+    const kill = await client.kill({
+      query: { session, names: ['^killed$'] },
+      timeoutSeconds: 300,
+    });
+    await eventually(async () => expect(await readyOf()).toBe('Unknown'), {
+      what: `${target.node} Ready Unknown`,
+      timeoutMs: 150_000,
+      everyMs: 1000,
+    });
+    const lost = Date.now();
+    timings.kubeletStoppedToNodeUnknownMs = lost - stopped;
+
+    const killed = await completionOf(kill.commandId);
+    timings.nodeUnknownToKillCompletedMs = Date.now() - lost;
+    expect(killed.status).toBe('succeeded');
+    expect(exitsOf(killed)).toEqual({ killed: ['DEAD', -1, 'NodeLost'] });
+    const record = await terminationOf(probe, pods.killed, 5_000);
+    expect(record.data.failure?.podMessage).toMatch(
+      new RegExp(`^node ${target.node} lost \\(Ready Unknown since .*: NodeStatusUnknown: `),
+    );
+
+    const evicted = await terminationOf(probe, pods.kept, (NODE_LOST_SECONDS + 60) * 1000);
+    timings.nodeUnknownToEvictedEndMs = Date.now() - lost;
+    expect([evicted.data.exitCode, evicted.data.reason]).toEqual([-1, 'NodeLost']);
+    expect(timings.nodeUnknownToEvictedEndMs).toBeGreaterThanOrEqual(NODE_LOST_SECONDS * 1000);
+    await eventually(
+      async () => {
+        const rows = await client.ps({ session });
+        expect(rows.map((r) => [r.description.metadata.name, r.statusCode]).sort()).toEqual([
+          ['kept', 'DEAD'],
+          ['killed', 'DEAD'],
+        ]);
+      },
+      { what: 'both DEAD in the table', timeoutMs: 30_000, everyMs: 500 },
+    );
+    // Their processes still run: only the kubelet could stop them.
+    expect(runs('kept') && runs('killed')).toBe(true);
+
+    await node.start();
+    back = true;
+    const started = Date.now();
+    await eventually(async () => expect(await readyOf()).toBe('True'), {
+      what: `${target.node} Ready again`,
+      timeoutMs: 120_000,
+      everyMs: 1000,
+    });
+    // Back, the kubelet finds their pods deleted and stops them.
+    await eventually(() => !runs('kept') && !runs('killed'), {
+      what: 'the lost processes stopped by the kubelet back',
+      timeoutMs: 120_000,
+    });
+    timings.nodeBackToProcessesStoppedMs = Date.now() - started;
+  } finally {
+    if (!back) await node.start();
+  }
+  expect(recordsOf(pods.kept)).toHaveLength(1);
+  expect(recordsOf(pods.killed)).toHaveLength(1);
+  const terminated = await client.terminate({ session, user: 'alice' }, { wait: true });
+  expect(terminated.completion!.status).toBe('succeeded');
 });
