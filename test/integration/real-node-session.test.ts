@@ -119,8 +119,11 @@ it("answers logs with the process's own last lines, to every client", async () =
   await timeline.waitFor('app-1 Running', (m) => m.name === 'app-1' && m.phase === 'Running');
   await logLineOf(kubeconfig, { namespace: session, pod: 'app-1' }, (l) => l.includes('tick'));
   const start = 'daq_application: start argv=["daq_application","--name","app-1"';
+  // The stand-in ticks every 2 s: 1,000 lines reach back further than this suite's time limits,
+  // so its start line is among them however slowly the suites before this test ran.
+  const TAIL = 1000;
 
-  const [logs] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: 50 });
+  const [logs] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: TAIL });
   expect(logs.lines.join('\n')).toContain(start);
   const [tail] = await client.logs({ session, names: ['^app-1$'] }, { tailLines: 2 });
   expect(tail.lines).toHaveLength(2);
@@ -132,7 +135,7 @@ it("answers logs with the process's own last lines, to every client", async () =
     '--name',
     '^app-1$',
     '--tail',
-    '50',
+    String(TAIL),
     '--json',
   );
   expect(cli.code).toBe(0);
@@ -140,7 +143,7 @@ it("answers logs with the process's own last lines, to every client", async () =
 
   const python = await runPython(await projectPython(), 'test/support/python/logs_of.py', [
     ...['--brokers', stackEnv().brokers.join(','), '--topic-prefix', h.prefix],
-    ...['--session', session, '--name', '^app-1$', '--user', 'alice', '--tail', '50'],
+    ...['--session', session, '--name', '^app-1$', '--user', 'alice', '--tail', String(TAIL)],
   ]);
   expect(python.code).toBe(0);
   const answer = JSON.parse(python.stdout) as { logs: { lines: string[] }[] };
@@ -152,7 +155,7 @@ it("answers logs with the process's own last lines, to every client", async () =
   const asked = await fetch(`${await h.stateUrl()}/v1/dashboard/logs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ session, uuid: logs.uuid, tailLines: 50 }),
+    body: JSON.stringify({ session, uuid: logs.uuid, tailLines: TAIL }),
   });
   expect(asked.status).toBe(202);
   const { commandId } = (await asked.json()) as { commandId: string };
