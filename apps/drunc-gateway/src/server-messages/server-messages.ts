@@ -2,13 +2,13 @@
  * What drunc's newer clients tell a server rather than ask of kpm: `log_on_server` (the shells
  * at connect), `echo_on_server` and `send_msg` (run control's end_session). Nothing reaches
  * kpm: each is written to the gateway's own log as a structured event — its name, the token's
- * user and the caller's text as fields — and answered as drunc's servers answer it.
+ * user and the caller's text as fields — and answered as drunc's run control server answers it.
  *
  * - log_on_server, echo_on_server: the text at the request's severity; answered
  *   LogOnServerResponse{token: the request's, name: the gateway's (describe's), flag
  *   EXECUTED_SUCCESSFULLY, no children}. A severity that names no level is not logged and is
- *   answered NOT_EXECUTED_NOT_IMPLEMENTED, as drunc's servers answer it. An empty text is
- *   logged: drunc's servers log what they are sent.
+ *   answered NOT_EXECUTED_NOT_IMPLEMENTED, as drunc's run control server answers it. An empty text is
+ *   logged: drunc's run control server logs what it is sent.
  * - send_msg: the GenericNotificationMessage in Request.data, at info; answered with an empty
  *   OutcomeStatus. An Any of another type, or one that does not decode, is refused
  *   (INVALID_ARGUMENT, field `data`).

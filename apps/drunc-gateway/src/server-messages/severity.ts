@@ -1,8 +1,9 @@
 /**
- * drunc's severities as the gateway's log levels. drunc's servers log a LogOnServerRequest with
- * the Python logger method its severity names, lower-cased (`getattr(self.log, level)`), and
- * answer NOT_EXECUTED_NOT_IMPLEMENTED for a severity that names none: these are the names of
- * Python's logging methods, each on the nearest of the gateway's levels.
+ * drunc's severities as the gateway's log levels. drunc's run control server logs a
+ * LogOnServerRequest with the Python logger method its severity names, lower-cased
+ * (`getattr(self.log, level)`), and answers NOT_EXECUTED_NOT_IMPLEMENTED for a severity that
+ * names none: these are the names of Python's logging methods, each on the nearest of the
+ * gateway's levels.
  */
 export type ServerLogLevel = 'debug' | 'log' | 'warn' | 'error' | 'fatal';
 
@@ -17,7 +18,7 @@ const LEVELS: Readonly<Record<string, ServerLogLevel>> = {
   fatal: 'fatal',
 };
 
-/** The level of a drunc severity (any case), or undefined for one drunc's servers do not log. */
+/** The level of a drunc severity (any case), or undefined for one drunc's run control does not log. */
 export function levelOf(severity: string): ServerLogLevel | undefined {
   const key = severity.toLowerCase();
   return Object.hasOwn(LEVELS, key) ? LEVELS[key] : undefined;
