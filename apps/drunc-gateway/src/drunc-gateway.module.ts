@@ -16,6 +16,8 @@ import { broadcastListing } from './broadcast-listing';
 import { CommandRunner } from './calls/command-runner';
 import { DruncProcessManager } from './drunc-process-manager';
 import { ProcessManagerController } from './process-manager.controller';
+import { NestServerLog } from './server-messages/nest-server-log';
+import { DruncServerMessages } from './server-messages/server-messages';
 import { StateApi } from './state-api';
 
 export const KPM_CLIENT = Symbol('KPM_CLIENT');
@@ -69,6 +71,10 @@ export class DruncGatewayModule {
               },
             ),
           inject: [KPM_CLIENT],
+        },
+        {
+          provide: DruncServerMessages,
+          useFactory: () => new DruncServerMessages(gateway.name, new NestServerLog()),
         },
       ],
     };

@@ -1,7 +1,8 @@
 /**
  * drunc's ProcessManager service on Nest's gRPC transport: each method hands the decoded request
  * to DruncProcessManager with the time by which the caller needs its answer (its gRPC deadline
- * less a margin), and turns a refusal into drunc's rich status.
+ * less a margin), and turns a refusal into drunc's rich status. What newer clients tell the
+ * server (send_msg, log_on_server, echo_on_server) goes to DruncServerMessages.
  */
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { GrpcMethod, RpcException } from '@nestjs/microservices';
@@ -10,9 +11,16 @@ import { KpmSettings } from '@kpm/config';
 import { answerBy } from './calls/answer-by';
 import { DruncProcessManager } from './drunc-process-manager';
 import { GatewayError } from './errors/gateway-error';
+import { DruncServerMessages } from './server-messages/server-messages';
 import { DRUNC_SERVICE } from './wire/proto-files';
 import { serverError } from './wire/rich-status';
-import type { BootRequest, LogRequest, ProcessQuery, Request } from './wire/drunc-messages';
+import type {
+  BootRequest,
+  LogOnServerRequest,
+  LogRequest,
+  ProcessQuery,
+  Request,
+} from './wire/drunc-messages';
 
 type Call = ServerUnaryCall<unknown, unknown>;
 
@@ -23,7 +31,25 @@ export class ProcessManagerController {
   constructor(
     @Inject(DruncProcessManager) private readonly pm: DruncProcessManager,
     @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(DruncServerMessages) private readonly messages: DruncServerMessages,
   ) {}
+
+  @GrpcMethod(DRUNC_SERVICE, 'send_msg')
+  sendMsg(request: Request) {
+    return this.answer('send_msg', () => Promise.resolve(this.messages.sendMsg(request)));
+  }
+
+  @GrpcMethod(DRUNC_SERVICE, 'log_on_server')
+  logOnServer(request: LogOnServerRequest) {
+    return this.answer('log_on_server', () => Promise.resolve(this.messages.logOnServer(request)));
+  }
+
+  @GrpcMethod(DRUNC_SERVICE, 'echo_on_server')
+  echoOnServer(request: LogOnServerRequest) {
+    return this.answer('echo_on_server', () =>
+      Promise.resolve(this.messages.echoOnServer(request)),
+    );
+  }
 
   @GrpcMethod(DRUNC_SERVICE, 'describe')
   describe(request: Request) {

@@ -14,7 +14,6 @@ import { answerBy } from './calls/answer-by';
 import { DruncGatewayModule } from './drunc-gateway.module';
 import { DruncProcessManager } from './drunc-process-manager';
 import { addEnvelopedServices } from './enveloped/enveloped-services';
-import { addExtraMethods } from './extra-methods';
 import { DRUNC_PACKAGE, DRUNC_PROTO, LOADER_OPTIONS, protoDir } from './wire/proto-files';
 
 export interface RunningGateway {
@@ -51,7 +50,7 @@ export async function runGateway(settings: KpmSettings): Promise<RunningGateway>
   return { app, address };
 }
 
-/** drunc's 1.1.0 services through Nest; the extra methods and the enveloped era beside them. */
+/** drunc's current services through Nest; the enveloped era beside them. */
 function grpcOptions(
   settings: KpmSettings,
   port: number,
@@ -71,7 +70,6 @@ function grpcOptions(
         http2MinPingIntervalWithoutDataMs: 10_000,
       },
       onLoadPackageDefinition: (_definition: unknown, server: Server) => {
-        addExtraMethods(server);
         enveloped(server);
       },
     },

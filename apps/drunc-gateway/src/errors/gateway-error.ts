@@ -3,9 +3,8 @@
  * names the codes and reasons: a refused field is INVALID_ARGUMENT (reason
  * NOT_EXECUTED_BAD_REQUEST_FORMAT) with the field, a session of another user PERMISSION_DENIED
  * (NOT_EXECUTED_NOT_AUTHORISED), a failed command INTERNAL (COMMAND_EXECUTION_FAILED, as drunc's
- * DruncCommandException), a missing implementation UNIMPLEMENTED (NOT_IMPLEMENTED), kpm
- * unreachable UNAVAILABLE, an answer not ready by the caller's deadline DEADLINE_EXCEEDED with
- * how far the command got.
+ * DruncCommandException), kpm unreachable UNAVAILABLE, an answer not ready by the caller's
+ * deadline DEADLINE_EXCEEDED with how far the command got.
  */
 import { status } from '@grpc/grpc-js';
 import type { CommandCompleted } from '@kpm/contracts';
@@ -92,15 +91,6 @@ export function unavailable(rpc: string, cause: Error): GatewayError {
     code: status.UNAVAILABLE,
     message: `${rpc}: kpm could not be reached: ${cause.message}`,
     reason: 'KPM_UNREACHABLE',
-    domain: domainOf(rpc),
-  });
-}
-
-export function notImplemented(rpc: string): GatewayError {
-  return new GatewayError({
-    code: status.UNIMPLEMENTED,
-    message: 'Implementation missing',
-    reason: 'NOT_IMPLEMENTED',
     domain: domainOf(rpc),
   });
 }

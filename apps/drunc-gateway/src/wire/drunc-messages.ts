@@ -130,3 +130,23 @@ export interface Description {
   broadcast?: { type_url: string; value: Uint8Array };
   flag: ResponseFlag;
 }
+
+/** druncschema's common.proto: what log_on_server and echo_on_server take. */
+export interface LogOnServerRequest {
+  token?: Token | null;
+  text: string;
+  severity: string;
+  target: string;
+  execute_along_path: boolean;
+  execute_on_all_subsequent_children_in_path: boolean;
+}
+
+export interface LogOnServerResponse {
+  token?: Token | null;
+  name: string;
+  flag: ResponseFlag;
+  children: LogOnServerResponse[];
+}
+
+/** send_msg's answer: no fields kpm knows of (proto/druncschema/generic.proto). */
+export type OutcomeStatus = Record<string, never>;

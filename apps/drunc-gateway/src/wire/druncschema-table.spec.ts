@@ -1,7 +1,10 @@
 /**
  * druncschema 1.1.0 as it publishes itself (its generated descriptors: process_manager_pb2 of
  * the 1.1.0 schema, description_pb2, request_response_pb2, token_pb2): every message, field
- * name, number and type, and the service's methods. The project's .proto files must say exactly
+ * name, number and type, and the service's methods; and the three methods druncschema's newer
+ * generated service adds (process_manager_pb2_grpc @21c0d594: send_msg, log_on_server,
+ * echo_on_server) with their messages (common_pb2 @4b37fb4a; generic's OutcomeStatus, whose
+ * fields no stored descriptor holds, answered empty: proto/druncschema/generic.proto). The project's .proto files must say exactly
  * this: a wrong number is a silent wire bug, so this table is the contract and the descriptor
  * loaded from our files is checked against it, both ways.
  */
@@ -28,6 +31,21 @@ const DRUNCSCHEMA_1_1_0: Record<string, Field[]> = {
     ['flag', 4, `${D}.ResponseFlag`, 'single'],
     ['children', 5, `${D}.Response`, 'repeated'],
   ],
+  [`${D}.LogOnServerRequest`]: [
+    ['token', 1, `${D}.Token`, 'single'],
+    ['text', 2, 'string', 'single'],
+    ['severity', 3, 'string', 'single'],
+    ['target', 4, 'string', 'single'],
+    ['execute_along_path', 5, 'bool', 'single'],
+    ['execute_on_all_subsequent_children_in_path', 6, 'bool', 'single'],
+  ],
+  [`${D}.LogOnServerResponse`]: [
+    ['token', 1, `${D}.Token`, 'single'],
+    ['name', 2, 'string', 'single'],
+    ['flag', 3, `${D}.ResponseFlag`, 'single'],
+    ['children', 4, `${D}.LogOnServerResponse`, 'repeated'],
+  ],
+  [`${D}.OutcomeStatus`]: [],
   [`${D}.CommandDescription`]: [
     ['name', 1, 'string', 'single'],
     ['data_type', 2, 'string', 'repeated'],
@@ -143,6 +161,7 @@ const ENUMS: Record<string, Record<string, number>> = {
 
 /** [method, request, response]; all unary. */
 const METHODS: Array<[string, string, string]> = [
+  ['send_msg', `${D}.Request`, `${D}.OutcomeStatus`],
   ['describe', `${D}.Request`, `${D}.Description`],
   ['boot', `${PM}.BootRequest`, `${PM}.ProcessInstanceList`],
   ['terminate', `${D}.Request`, `${PM}.ProcessInstanceList`],
@@ -151,6 +170,8 @@ const METHODS: Array<[string, string, string]> = [
   ['flush', `${PM}.ProcessQuery`, `${PM}.ProcessInstanceList`],
   ['ps', `${PM}.ProcessQuery`, `${PM}.ProcessInstanceList`],
   ['logs', `${PM}.LogRequest`, `${PM}.LogLines`],
+  ['log_on_server', `${D}.LogOnServerRequest`, `${D}.LogOnServerResponse`],
+  ['echo_on_server', `${D}.LogOnServerRequest`, `${D}.LogOnServerResponse`],
 ];
 
 const root = loadRoot([DRUNC_PROTO]);
@@ -175,7 +196,7 @@ describe("the project's druncschema .proto files", () => {
     expect(root.lookupEnum(name).values).toEqual(values);
   });
 
-  it('serve ProcessManager with druncschema 1.1.0 methods, all unary', () => {
+  it('serve ProcessManager with druncschema 1.1.0 methods and the newer three, all unary', () => {
     const service = root.lookupService(DRUNC_SERVICE_PATH);
     const methods = service.methodsArray.map((m) => {
       expect([m.requestStream ?? false, m.responseStream ?? false]).toEqual([false, false]);

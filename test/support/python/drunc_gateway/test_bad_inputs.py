@@ -1,6 +1,7 @@
 """What drunc's clients can send that kpm refuses, and how the refusal reads: drunc's rich status
 (google.rpc.Status in the trailer, ErrorInfo with domain ProcessManager.<rpc>, BadRequest naming
-the field), or drunc's BadQuery answer for logs — and nothing is done.
+the field), or drunc's BadQuery answer for logs — and nothing is done. And what drunc's newer
+clients tell the server (log_on_server, echo_on_server, send_msg), with good and bad inputs.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import grpc
 import pytest
 from google.protobuf import any_pb2
 
+from druncschema import common_pb2 as common
+from druncschema import generic_pb2 as generic
 from druncschema import process_manager_pb2 as pm
 from druncschema import process_manager_pb2_grpc as pm_grpc
 from druncschema import request_response_pb2 as rr
@@ -119,45 +122,65 @@ def test_a_garbage_any(driver, user, running):
     assert still_running(driver, running)
 
 
-def test_what_drunc_servers_lack_is_unimplemented(address, user):
-    """send_msg and log_on_server, which newer shells call, as drunc's base class answers them."""
-    channel = grpc.insecure_channel(address)
-    try:
-        for method in ("send_msg", "log_on_server"):
-            call = channel.unary_unary(
-                f"/dunedaq.druncschema.process_manager.ProcessManager/{method}",
-                request_serializer=rr.Request.SerializeToString,
-                response_deserializer=lambda b: b,
-            )
-            garbage = any_pb2.Any(type_url="type.googleapis.com/x", value=b"\x01")
-            error = rich_error(refused(lambda: call(rr.Request(token=dummy_token(user), data=garbage), timeout=10)))
-            assert error.code == grpc.StatusCode.UNIMPLEMENTED
-            assert error.message == "Implementation missing"
-            assert (error.reason, error.domain) == ("NOT_IMPLEMENTED", f"ProcessManager.{method}")
-    finally:
-        channel.close()
+def log_request(user: str, text: str, severity: str) -> common.LogOnServerRequest:
+    """What drunc's ProcessManagerDriver sends: target "", neither path flag set."""
+    return common.LogOnServerRequest(
+        token=dummy_token(user),
+        text=text,
+        severity=severity,
+        target="",
+        execute_along_path=False,
+        execute_on_all_subsequent_children_in_path=False,
+    )
 
 
-def test_keepalive_pings_are_accepted(address, user):
-    """A client pinging every second, within and between calls, is never sent away: its channel
-    stays READY (a GOAWAY for too many pings would drop it to IDLE) and calls keep working."""
-    options = [
-        ("grpc.keepalive_time_ms", 1000),
-        ("grpc.keepalive_timeout_ms", 5000),
-        ("grpc.keepalive_permit_without_calls", 1),
-        ("grpc.http2.max_pings_without_data", 0),
-    ]
-    channel = grpc.insecure_channel(address, options=options)
-    states: list[grpc.ChannelConnectivity] = []
-    channel.subscribe(states.append, try_to_connect=True)
-    try:
-        stub = pm_grpc.ProcessManagerStub(channel)
-        stub.describe(rr.Request(token=dummy_token(user)), timeout=10)
-        # The subject of the test is time passing with pings and no calls: six keepalive intervals.
-        threading.Event().wait(6)
-        stub.describe(rr.Request(token=dummy_token(user)), timeout=10)
-        since_ready = states[states.index(grpc.ChannelConnectivity.READY):]
-        assert set(since_ready) == {grpc.ChannelConnectivity.READY}, states
-    finally:
-        channel.unsubscribe(states.append)
-        channel.close()
+@pytest.mark.parametrize("method", ["log_on_server", "echo_on_server"])
+def test_log_and_echo_on_server(driver, user, method):
+    """The shells' log_on_server at connect, and echo_on_server: logged, answered as drunc does."""
+    call = getattr(driver.stub, method)
+    for severity in ("INFO", "debug", "WARNING", "ERROR", "CRITICAL"):
+        answer = call(log_request(user, f"{user} connected", severity), timeout=10)
+        assert answer.flag == rr.ResponseFlag.EXECUTED_SUCCESSFULLY
+        assert answer.name == driver.describe().name
+        assert (answer.token.user_name, list(answer.children)) == (user, [])
+    empty = call(log_request(user, "", "INFO"), timeout=10)
+    assert empty.flag == rr.ResponseFlag.EXECUTED_SUCCESSFULLY
+
+
+@pytest.mark.parametrize("method", ["log_on_server", "echo_on_server"])
+def test_a_severity_that_names_no_level(driver, user, method):
+    """Not logged, and answered NOT_EXECUTED_NOT_IMPLEMENTED, as drunc's servers answer it."""
+    answer = getattr(driver.stub, method)(log_request(user, "x", "LOUD"), timeout=10)
+    assert answer.flag == rr.ResponseFlag.NOT_EXECUTED_NOT_IMPLEMENTED
+
+
+def test_send_msg(driver, user):
+    """Run control's end_session: a GenericNotificationMessage packed as drunc's driver packs it."""
+    request = rr.Request(token=dummy_token(user))
+    request.data.Pack(pm.GenericNotificationMessage(message=f"session of {user} ended"))
+    answer = driver.stub.send_msg(request, timeout=10)
+    assert answer == generic.OutcomeStatus()
+    # drunc's driver sends no data when it has no message.
+    assert driver.stub.send_msg(rr.Request(token=dummy_token(user)), timeout=10) == generic.OutcomeStatus()
+
+
+@pytest.mark.parametrize(
+    "data, why",
+    [
+        (any_pb2.Any(type_url="type.googleapis.com/no.such.Message", value=b"\x01"), '"type.googleapis.com/no.such.Message"'),
+        (
+            any_pb2.Any(
+                type_url="type.googleapis.com/dunedaq.druncschema.process_manager.GenericNotificationMessage",
+                value=b"\xff\x00\x13",
+            ),
+            "do not decode as a dunedaq.druncschema.process_manager.GenericNotificationMessage",
+        ),
+    ],
+    ids=["another type", "garbage of the right type"],
+)
+def test_send_msg_with_a_bad_any(driver, user, data, why):
+    error = rich_error(refused(lambda: driver.stub.send_msg(rr.Request(token=dummy_token(user), data=data), timeout=10)))
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert (error.reason, error.domain) == ("NOT_EXECUTED_BAD_REQUEST_FORMAT", "ProcessManager.send_msg")
+    assert [field for field, _ in error.violations] == ["data"]
+    assert why in error.message
