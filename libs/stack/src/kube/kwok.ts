@@ -142,7 +142,7 @@ export class KwokComponent extends DaemonComponent {
     const result = await kubeCall(endpoint, 'GET', `/api/v1/nodes?labelSelector=${selector}`);
     if (result.status !== 200) return false;
     const list = JSON.parse(result.body) as { items: NodeJson[] };
-    // Ready and untainted (stack/kube/kwok.yaml's node-untaint): the scheduler can use it.
+    // Ready and untainted (the node-lifecycle controller lifts not-ready): the scheduler can use it.
     const ready = new Set(
       list.items
         .filter((node) =>

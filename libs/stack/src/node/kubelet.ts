@@ -31,9 +31,16 @@ function nodeIdentity(): { labels: Record<string, string>; taints: Taint[] } {
   };
 }
 
+/**
+ * The node lifecycle controller's own taints (`node.kubernetes.io/…`: not-ready, unreachable,
+ * unschedulable while cordoned): it owns them, so they are neither compared nor overwritten.
+ */
+const isLifecycleTaint = (t: Taint) => t.key.startsWith('node.kubernetes.io/');
+
 function sameTaints(actual: readonly Taint[], wanted: readonly Taint[]): boolean {
   const key = (t: Taint) => `${t.key}=${t.value ?? ''}:${t.effect}`;
-  return JSON.stringify(actual.map(key).sort()) === JSON.stringify(wanted.map(key).sort());
+  const ours = actual.filter((t) => !isLifecycleTaint(t));
+  return JSON.stringify(ours.map(key).sort()) === JSON.stringify(wanted.map(key).sort());
 }
 
 /**
@@ -159,7 +166,7 @@ export class Kubelet {
     // other ones (an older stack) gets ours, and the not-ready taint goes once it is Ready.
     const patch = {
       metadata: { resourceVersion: node?.metadata?.resourceVersion, labels: wanted.labels },
-      spec: { taints: wanted.taints },
+      spec: { taints: [...taints.filter(isLifecycleTaint), ...wanted.taints] },
     };
     const path = `/api/v1/nodes/${this.layout.name}`;
     await kubeCall(endpoint, 'PATCH', path, patch, 'application/merge-patch+json');
