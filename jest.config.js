@@ -47,8 +47,23 @@ const SERIAL_SUITES = [
   // it read 1,016 and 1,113 ms, alone 548–741 ms. A time is measured with nothing else running.
   'dashboard-browser',
 ];
-const serial = SERIAL_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`);
-const serialPatterns = SERIAL_SUITES.map((name) => `/test/integration/${name}\\.test\\.ts$`);
+
+/**
+ * Integration suites that load the shared stack most — thousands of pods or records, image builds,
+ * broker restarts — run one at a time, beside the others (scripts/test-integration.sh): two of
+ * them side by side on 2 cores had pods wait over a minute in kwok's queue and a state service
+ * 10,000 records behind in the suites next to them.
+ */
+const HEAVY_SUITES = [
+  'node-images',
+  'watcher-throughput',
+  'kafka-failover',
+  'boot-worker-scale',
+  'hostile-input',
+  'state-throughput',
+];
+const suitePaths = (names) => names.map((name) => `<rootDir>/test/integration/${name}.test.ts`);
+const suitePatterns = (names) => names.map((name) => `/test/integration/${name}\\.test\\.ts$`);
 
 const integration = {
   ...common,
@@ -66,8 +81,9 @@ module.exports = {
       ...integration,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: serialPatterns,
+      testPathIgnorePatterns: suitePatterns([...SERIAL_SUITES, ...HEAVY_SUITES]),
     },
-    { ...integration, displayName: 'integration-serial', testMatch: serial },
+    { ...integration, displayName: 'integration-heavy', testMatch: suitePaths(HEAVY_SUITES) },
+    { ...integration, displayName: 'integration-serial', testMatch: suitePaths(SERIAL_SUITES) },
   ],
 };
