@@ -101,7 +101,7 @@ describe('drunc gateway, driven from Python as drunc drives a process manager', 
       output: '',
     });
     const counted = /(\d+) passed/.exec(stdout);
-    expect(Number(counted?.[1])).toBe(21);
+    expect(Number(counted?.[1])).toBe(26);
     expect(stdout).not.toMatch(/skipped|deselected|xfail/);
   });
 });
