@@ -74,7 +74,7 @@ export class ProcessTerminated {
   @IsInt()
   exitCode!: number;
 
-  /** `Completed`, `Error`, `OOMKilled`, `ErrImagePull`, `DeletedBeforeStart`, `PodDeleted`, `PodVanished`, … */
+  /** `Completed`, `Error`, `OOMKilled`, `ErrImagePull`, `DeletedBeforeStart`, `PodDeleted`, `NodeLost`, … */
   @IsString()
   reason!: string;
 
