@@ -49,10 +49,11 @@ const SERIAL_SUITES = [
 ];
 
 /**
- * Integration suites that load the shared stack most — thousands of pods or records, image builds,
- * broker restarts — run one at a time, beside the others (scripts/test-integration.sh): two of
- * them side by side on 2 cores had pods wait over a minute in kwok's queue and a state service
- * 10,000 records behind in the suites next to them.
+ * Integration suites that load the shared stack most — thousands of pods on kwok's nodes or
+ * records in the state, image builds, broker restarts — run after the others, two at a time
+ * (scripts/test-integration.sh). kwok plays every pod's stages through one queue: beside a
+ * thousand pods of theirs, another suite's pod waited over a minute to be Running or Ready
+ * (a connection server past its 60 s PodReadyTimeout, a kill landing before its process ran).
  */
 const HEAVY_SUITES = [
   'node-images',

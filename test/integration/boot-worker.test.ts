@@ -300,6 +300,12 @@ describe('failures', () => {
     ];
     await h.send('boot-stubborn', CommandType.boot, { session, user: 'dave', processes });
     await h.fact(processBooted, 'boot-stubborn');
+    // Booted is the pod's creation: only a running process can ignore SIGTERM. Killed while still
+    // Pending (kwok's queue long behind a neighbour's thousand pods) it ends at once, before start.
+    await h.until(
+      () => h.core.readNamespacedPod({ namespace: session, name: 'stubborn' }),
+      (pod) => pod.status?.phase === 'Running',
+    );
     const recorder = await h.recordPods(session);
     const started = Date.now();
     await h.send('kill-stubborn', CommandType.kill, {
