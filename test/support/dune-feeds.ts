@@ -4,6 +4,7 @@
  * what a DUNE tool reads. The feed topics are the suite's own (settings `feeds.*`), created here
  * before the state service starts, so the consumer is positioned before anything is written.
  */
+import { Arrivals } from './arrivals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -51,8 +52,7 @@ export function suiteFeeds(label: string): { env: Record<string, string>; topics
 }
 
 export class DuneFeeds {
-  readonly records: FeedRecord[] = [];
-  private readonly waiters = new Set<() => void>();
+  private readonly arrivals = new Arrivals<FeedRecord>();
   private child?: ChildProcess;
   private stderr = '';
 
@@ -95,46 +95,30 @@ export class DuneFeeds {
         if ('ready' in parsed) return resolve();
         if ('error' in parsed) return void (this.stderr += `${String(parsed.error)}\n`);
         const { receivedAt, ...rest } = parsed as { receivedAt: number };
-        this.records.push({
+        this.arrivals.add({
           ...(rest as Omit<FeedRecord, 'receivedAtMs'>),
           receivedAtMs: receivedAt * 1000,
         });
-        for (const wake of this.waiters) wake();
       });
     });
     await ready;
     return this;
   }
 
+  /** Every feed record read so far, in arrival order. */
+  get records(): readonly FeedRecord[] {
+    return this.arrivals.records;
+  }
+
   of(kind: FeedRecord['kind'], predicate: (r: FeedRecord) => boolean = () => true): FeedRecord[] {
-    return this.records.filter((r) => r.kind === kind && predicate(r));
+    return this.arrivals.records.filter((r) => r.kind === kind && predicate(r));
   }
 
   /** Resolves with the first record matching, or fails after `timeoutMs` listing what was seen. */
   waitFor(predicate: (record: FeedRecord) => boolean, timeoutMs = 60_000): Promise<FeedRecord> {
-    const found = this.records.find(predicate);
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const wake = () => {
-        const match = this.records.find(predicate);
-        if (!match) return;
-        cleanup();
-        resolve(match);
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        const seen = this.records.map((r) => JSON.stringify(r));
-        reject(
-          new Error(
-            `no matching feed record within ${timeoutMs} ms; saw:\n${seen.join('\n')}\n${this.stderr}`,
-          ),
-        );
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.waiters.delete(wake);
-      };
-      this.waiters.add(wake);
+    return this.arrivals.waitFor(predicate, timeoutMs, (records) => {
+      const seen = records.map((r) => JSON.stringify(r));
+      return `no matching feed record within ${timeoutMs} ms; saw:\n${seen.join('\n')}\n${this.stderr}`;
     });
   }
 

@@ -1,3 +1,4 @@
+import { Arrivals } from './arrivals';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import type { CloudEvent } from '@kpm/contracts';
@@ -23,8 +24,7 @@ export interface ProbedRecord {
  * waiting on the event itself, never on a sleep.
  */
 export class TopicProbe {
-  readonly records: ProbedRecord[] = [];
-  private readonly waiters = new Set<() => void>();
+  private readonly arrivals = new Arrivals<ProbedRecord>();
   private readonly positions = new Set<string>();
   private consumer?: Consumer;
 
@@ -49,7 +49,7 @@ export class TopicProbe {
         const position = `${topic}/${partition}/${message.offset}`;
         if (this.positions.has(position)) return Promise.resolve();
         this.positions.add(position);
-        this.records.push({
+        this.arrivals.add({
           topic,
           partition,
           offset: message.offset,
@@ -63,36 +63,22 @@ export class TopicProbe {
           createdAtMs: Number(message.timestamp),
           receivedAtMs: Date.now(),
         });
-        for (const wake of this.waiters) wake();
         return Promise.resolve();
       },
     });
     return this;
   }
 
+  /** Every record read so far, in arrival order. */
+  get records(): readonly ProbedRecord[] {
+    return this.arrivals.records;
+  }
+
   /** Resolves with the first record matching `predicate`, or fails after `timeoutMs` listing what was seen. */
   waitFor(predicate: (record: ProbedRecord) => boolean, timeoutMs = 30_000): Promise<ProbedRecord> {
-    const found = this.records.find(predicate);
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const wake = () => {
-        const match = this.records.find(predicate);
-        if (!match) return;
-        cleanup();
-        resolve(match);
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        const seen = this.records.map(
-          (r) => `${r.topic}[${r.partition}]@${r.offset} ${describe(r)}`,
-        );
-        reject(new Error(`no matching record within ${timeoutMs} ms; saw:\n${seen.join('\n')}`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.waiters.delete(wake);
-      };
-      this.waiters.add(wake);
+    return this.arrivals.waitFor(predicate, timeoutMs, (records) => {
+      const seen = records.map((r) => `${r.topic}[${r.partition}]@${r.offset} ${describe(r)}`);
+      return `no matching record within ${timeoutMs} ms; saw:\n${seen.join('\n')}`;
     });
   }
 
