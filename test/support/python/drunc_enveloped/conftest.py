@@ -25,67 +25,28 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from drunc_fixtures import (  # noqa: E402,F401 (fixtures pytest finds here)
+    address,
+    install_stubs,
+    nodes,
+    other_user,
+    session_base,
+    user,
+)
+
 ROOT = Path(__file__).resolve().parents[4]
 PROTO_DIR = ROOT / "apps" / "drunc-gateway" / "proto" / "enveloped"
 
 
-def _generate_stubs(out: Path) -> None:
-    from grpc_tools import protoc
-
-    include = Path(protoc.__file__).parent / "_proto"
-    files = sorted(str(p.relative_to(PROTO_DIR)) for p in (PROTO_DIR / "druncschema").glob("*.proto"))
-    code = protoc.main(
-        [
-            "grpc_tools.protoc",
-            f"-I{PROTO_DIR}",
-            f"-I{include}",
-            f"--python_out={out}",
-            f"--grpc_python_out={out}",
-            *files,
-        ]
-    )
-    if code != 0:
-        raise RuntimeError(f"protoc failed ({code}) on {files}")
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
-    out = Path(os.environ.get("KPM_STUB_DIR") or tmp / f"kpm-drunc-enveloped-stubs-{os.getpid()}")
-    out.mkdir(parents=True, exist_ok=True)
-    _generate_stubs(out)
-    sys.path.insert(0, str(out))
-
-
-@pytest.fixture(scope="session")
-def address() -> str:
-    value = os.environ["KPM_DRUNC_GATEWAY"]
-    assert value.startswith("grpc://"), f"KPM_DRUNC_GATEWAY must be grpc://host:port, got {value}"
-    return value.removeprefix("grpc://")
-
-
-@pytest.fixture(scope="session")
-def user() -> str:
-    return os.environ["KPM_TEST_USER"]
-
-
-@pytest.fixture(scope="session")
-def other_user() -> str:
-    return os.environ["KPM_TEST_OTHER_USER"]
-
-
-@pytest.fixture(scope="session")
-def nodes() -> list[str]:
-    return [n for n in os.environ["KPM_TEST_NODES"].split(",") if n]
+    install_stubs(PROTO_DIR, "kpm-drunc-enveloped-stubs")
 
 
 @pytest.fixture(scope="session")
 def real_node() -> str:
     return os.environ["KPM_REAL_NODE"]
-
-
-@pytest.fixture(scope="session")
-def session_base() -> str:
-    return os.environ["KPM_TEST_SESSION"]
 
 
 @pytest.fixture(scope="session")
