@@ -92,6 +92,7 @@ describe('boot-worker settings', () => {
     ['KPM_MAX_MEMORY', '32Gi', 'maxMemory', '32Gi'],
     ['KPM_MAX_PROCESSES_PER_BOOT', '200', 'maxProcessesPerBoot', 200],
     ['KPM_CONTROLLER_READINESS_PROBE', 'grpc', 'controllerReadinessProbe', 'grpc'],
+    ['KPM_NODE_LOST_SECONDS', '0', 'nodeLostSeconds', 0],
   ])('reads %s', (variable, raw, field, value) => {
     const { podManagement } = loadSettings('boot-worker', { [variable]: raw });
     expect(podManagement[field as keyof typeof podManagement]).toEqual(value);
@@ -104,6 +105,16 @@ describe('boot-worker settings', () => {
     ['KPM_ALLOWED_CAPABILITIES', 'all', /allowedCapabilities/],
     ['KPM_MAX_CPU', 'lots', /maxCpu/],
     ['KPM_MAX_PROCESSES_PER_BOOT', '0', /maxProcessesPerBoot/],
+    [
+      'KPM_NODE_LOST_SECONDS',
+      '-1',
+      /podManagement\.nodeLostSeconds: nodeLostSeconds must not be less than 0/,
+    ],
+    [
+      'KPM_NODE_LOST_SECONDS',
+      '2.5',
+      /podManagement\.nodeLostSeconds: nodeLostSeconds must be an integer/,
+    ],
     [
       'KPM_CONTROLLER_READINESS_PROBE',
       'http',

@@ -33,6 +33,16 @@ describe('loadSettings', () => {
     );
   });
 
+  it("reads the watcher's node check period, and names a bad one", () => {
+    const every = (yaml: string) =>
+      loadSettings('watcher', { KPM_CONFIG: yamlFile(yaml) }).watcher.nodeCheckSeconds;
+    expect(loadSettings('watcher', {}).watcher.nodeCheckSeconds).toBe(5);
+    expect(every('watcher:\n  nodeCheckSeconds: 0\n')).toBe(0);
+    expect(() => every('watcher:\n  nodeCheckSeconds: -5\n')).toThrow(
+      /watcher\.nodeCheckSeconds: nodeCheckSeconds must not be less than 0/,
+    );
+  });
+
   it.each([
     [{}, 3, 2],
     [{ KPM_TOPIC_REPLICATION_FACTOR: '1', KPM_TOPIC_MIN_INSYNC_REPLICAS: '1' }, 1, 1],
