@@ -43,7 +43,7 @@ beforeAll(async () => {
     ...feeds.env,
   });
   await state.start();
-  bench = await new StateBench(prefix, ['completions']).start();
+  bench = await new StateBench(prefix, ['completions', 'broadcast']).start();
 }, 180_000);
 
 afterAll(async () => {
@@ -93,8 +93,16 @@ it('publishes each death once, whether the state service was SIGKILLed after pub
   await state.start();
   await consumer.waitFor(ersOf(second.name));
 
-  // An end a kill asked for is no death.
+  // An end a kill asked for is no death. The termination is sent once the state has applied the
+  // kill (its COMMAND_EXECUTION_START): two topics have no order between them, and this
+  // termination carries no deletionRequestedAt (the watcher's mark of a pod being deleted, which
+  // makes an end expected whatever arrives first), so only the kill tells it apart.
   await bench.send('process-events', killAccepted('kill-f', session, [killed]));
+  await bench.probe.waitFor(
+    (r) =>
+      r.event?.data?.broadcastType === 'COMMAND_EXECUTION_START' &&
+      (r.event.data.data as { commandId?: string }).commandId === 'kill-f',
+  );
   await bench.send('terminations', terminated(killed, 143));
   await bench.probe.waitFor(isCompletion('kill-f'));
   await consumer.waitFor(updateOf(killed.name));
