@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { CommandType, topicName } from '@kpm/contracts';
+import { BroadcastEventType, CommandType, topicName, type Broadcast } from '@kpm/contracts';
 import { KpmTrio } from '../support/kpm-trio';
 import { projectPython, runPythonModule } from '../support/python';
 import { realNode, realNodeBootEnv, type RealNodeTarget } from '../support/real-node';
@@ -76,6 +76,9 @@ describe('drunc gateway, driven from Python as drunc drives a process manager', 
     for (const suffix of ['flow', 'bad', 'real', 'names', 'names2', 'deadline']) {
       trio.session(`gw-${suffix}`);
     }
+    const broadcasts = await new TopicProbe(stackEnv().brokers, [
+      topicName('broadcast', trio.prefix),
+    ]).start();
     const files = [
       'test_bad_inputs.py',
       'test_real_node_logs.py',
@@ -103,6 +106,34 @@ describe('drunc gateway, driven from Python as drunc drives a process manager', 
     const counted = /(\d+) passed/.exec(stdout);
     expect(Number(counted?.[1])).toBe(26);
     expect(stdout).not.toMatch(/skipped|deselected|xfail/);
+
+    // What drunc's clients told the server is on kpm's broadcast, from the gateway, as sent.
+    const fromGateway = (b: Broadcast) =>
+      b.broadcastType === 'TEXT_MESSAGE' && b.emitter.service === 'drunc-gateway';
+    try {
+      await broadcasts.waitFor(
+        (r) =>
+          r.event?.type === BroadcastEventType.broadcast &&
+          // the suite's last message: every one before it was answered after its broadcast
+          (r.event.data as Broadcast).text === `send_msg from '${USER}': `,
+      );
+      const texts = broadcasts
+        .events(BroadcastEventType.broadcast)
+        .map((e) => e.data as Broadcast)
+        .filter(fromGateway)
+        .map((b) => b.text);
+      for (const method of ['log_on_server', 'echo_on_server']) {
+        for (const severity of ['INFO', 'debug', 'WARNING', 'ERROR', 'CRITICAL']) {
+          expect(texts).toContain(`${method} from '${USER}' (${severity}): ${USER} connected`);
+        }
+        expect(texts).toContain(`${method} from '${USER}' (INFO): `);
+        // A severity that names no level is not executed, so not announced.
+        expect(texts.filter((t) => t.startsWith(`${method} from '${USER}' (LOUD)`))).toEqual([]);
+      }
+      expect(texts).toContain(`send_msg from '${USER}': session of ${USER} ended`);
+    } finally {
+      await broadcasts.stop();
+    }
   });
 });
 

@@ -11,12 +11,13 @@ import {
 } from '@nestjs/common';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
 import { KpmSettings } from '@kpm/config';
-import { ServiceKitModule } from '@kpm/service-kit';
+import { Broadcaster, ServiceKitModule } from '@kpm/service-kit';
 import { broadcastListing } from './broadcast-listing';
 import { CommandRunner } from './calls/command-runner';
 import { DruncProcessManager } from './drunc-process-manager';
 import { ProcessManagerController } from './process-manager.controller';
 import { NestServerLog } from './server-messages/nest-server-log';
+import { BroadcastAnnouncer } from './server-messages/server-announcer';
 import { DruncServerMessages } from './server-messages/server-messages';
 import { StateApi } from './state-api';
 
@@ -74,7 +75,15 @@ export class DruncGatewayModule {
         },
         {
           provide: DruncServerMessages,
-          useFactory: () => new DruncServerMessages(gateway.name, new NestServerLog()),
+          useFactory: (broadcaster: Broadcaster) => {
+            const log = new NestServerLog();
+            return new DruncServerMessages(
+              gateway.name,
+              log,
+              new BroadcastAnnouncer(broadcaster, log),
+            );
+          },
+          inject: [Broadcaster],
         },
       ],
     };

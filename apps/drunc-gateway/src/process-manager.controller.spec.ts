@@ -13,7 +13,11 @@ import { KpmSettings } from '@kpm/config';
 import { DruncProcessManager } from './drunc-process-manager';
 import { ProcessManagerController } from './process-manager.controller';
 import { NotificationReader } from './server-messages/notification';
-import { DruncServerMessages, type ServerLogEntry } from './server-messages/server-messages';
+import {
+  DruncServerMessages,
+  type ServerLogEntry,
+  type ServerMessage,
+} from './server-messages/server-messages';
 import { decodeStatusDetails } from './wire/rich-status';
 import { DRUNC_PROTO, DRUNC_PACKAGE, LOADER_OPTIONS, protoDir } from './wire/proto-files';
 
@@ -22,6 +26,7 @@ type Client = Record<string, (request: object, callback: Callback) => void> & { 
 
 const token = { token: 't', user_name: 'alice' };
 const written: ServerLogEntry[] = [];
+const announced: ServerMessage[] = [];
 const loader = { ...LOADER_OPTIONS, includeDirs: [protoDir()] };
 let app: INestMicroservice;
 let client: Client;
@@ -51,7 +56,11 @@ beforeAll(async () => {
       { provide: KpmSettings, useValue: { gateway: {} } },
       {
         provide: DruncServerMessages,
-        useValue: new DruncServerMessages('kpm', { write: (_level, entry) => written.push(entry) }),
+        useValue: new DruncServerMessages(
+          'kpm',
+          { write: (_level, entry) => written.push(entry) },
+          { announce: (message) => Promise.resolve(void announced.push(message)) },
+        ),
       },
     ],
   }).compile();
@@ -83,11 +92,17 @@ afterAll(async () => {
   await app?.close();
 });
 
-it('log_on_server answers LogOnServerResponse and logs the event', async () => {
+it('log_on_server answers LogOnServerResponse, logs the event and announces it', async () => {
   const answer = await call('log_on_server', { token, text: 'hi', severity: 'INFO' });
   expect(answer).toEqual({ token, name: 'kpm', flag: 0, children: [] });
   expect(written.at(-1)).toEqual({
     event: 'drunc.log_on_server',
+    user: 'alice',
+    severity: 'INFO',
+    text: 'hi',
+  });
+  expect(announced.at(-1)).toEqual({
+    rpc: 'log_on_server',
     user: 'alice',
     severity: 'INFO',
     text: 'hi',

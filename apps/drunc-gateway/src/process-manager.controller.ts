@@ -36,19 +36,17 @@ export class ProcessManagerController {
 
   @GrpcMethod(DRUNC_SERVICE, 'send_msg')
   sendMsg(request: Request) {
-    return this.answer('send_msg', () => Promise.resolve(this.messages.sendMsg(request)));
+    return this.answer('send_msg', () => this.messages.sendMsg(request));
   }
 
   @GrpcMethod(DRUNC_SERVICE, 'log_on_server')
   logOnServer(request: LogOnServerRequest) {
-    return this.answer('log_on_server', () => Promise.resolve(this.messages.logOnServer(request)));
+    return this.answer('log_on_server', () => this.messages.logOnServer(request));
   }
 
   @GrpcMethod(DRUNC_SERVICE, 'echo_on_server')
   echoOnServer(request: LogOnServerRequest) {
-    return this.answer('echo_on_server', () =>
-      Promise.resolve(this.messages.echoOnServer(request)),
-    );
+    return this.answer('echo_on_server', () => this.messages.echoOnServer(request));
   }
 
   @GrpcMethod(DRUNC_SERVICE, 'describe')

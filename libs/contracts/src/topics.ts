@@ -85,7 +85,8 @@ export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
     key: 'session',
     cleanupPolicy: 'delete',
     retentionMs: 1 * DAY_MS,
-    description: "drunc's broadcast messages (SUBPROCESS_STATUS_UPDATE, SERVER_READY, …).",
+    description:
+      "drunc's broadcast messages (SUBPROCESS_STATUS_UPDATE, SERVER_READY, …; TEXT_MESSAGE for what drunc's clients tell the gateway).",
   },
   processes: {
     id: 'processes',

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors/gateway-error';
 import { ResponseFlag, type LogOnServerRequest } from '../wire/drunc-messages';
 import { DRUNC_PROTO, DRUNC_SERVICE_PATH, LOADER_OPTIONS, protoDir } from '../wire/proto-files';
 import { NOTIFICATION_TYPE, NotificationReader } from './notification';
-import { DruncServerMessages, type ServerLogEntry } from './server-messages';
+import { DruncServerMessages, type ServerLogEntry, type ServerMessage } from './server-messages';
 import type { ServerLogLevel } from './severity';
 
 const token = { token: 'alice-token', user_name: 'alice' };
@@ -12,10 +12,13 @@ const reader = new NotificationReader();
 
 function messages() {
   const written: Array<[ServerLogLevel, ServerLogEntry]> = [];
-  const server = new DruncServerMessages('kpm', {
-    write: (level, entry) => written.push([level, entry]),
-  });
-  return { server, written };
+  const announced: ServerMessage[] = [];
+  const server = new DruncServerMessages(
+    'kpm',
+    { write: (level, entry) => written.push([level, entry]) },
+    { announce: (message) => Promise.resolve(void announced.push(message)) },
+  );
+  return { server, written, announced };
 }
 
 /** What drunc's ProcessManagerDriver sends at connect. */
@@ -29,9 +32,9 @@ const logRequest = (patch: Partial<LogOnServerRequest> = {}): LogOnServerRequest
   ...patch,
 });
 
-function refusal(call: () => unknown): GatewayError {
+async function refusal(call: () => Promise<unknown>): Promise<GatewayError> {
   try {
-    call();
+    await call();
   } catch (error) {
     if (error instanceof GatewayError) return error;
     throw error;
@@ -52,9 +55,9 @@ describe('log_on_server and echo_on_server', () => {
     ['FATAL', 'fatal'],
   ])(
     'log the text at severity %s (level %s) with the user, and answer as drunc',
-    (severity, level) => {
-      const { server, written } = messages();
-      const answer = server.logOnServer(logRequest({ severity }));
+    async (severity, level) => {
+      const { server, written, announced } = messages();
+      const answer = await server.logOnServer(logRequest({ severity }));
       expect(answer).toEqual({
         token,
         name: 'kpm',
@@ -64,12 +67,15 @@ describe('log_on_server and echo_on_server', () => {
       expect(written).toEqual([
         [level, { event: 'drunc.log_on_server', user: 'alice', severity, text: 'alice connected' }],
       ]);
+      expect(announced).toEqual([
+        { rpc: 'log_on_server', user: 'alice', severity, text: 'alice connected' },
+      ]);
     },
   );
 
-  it('echo_on_server answers the same, under its own event', () => {
+  it('echo_on_server answers the same, under its own event', async () => {
     const { server, written } = messages();
-    expect(server.echoOnServer(logRequest({ severity: 'WARNING', text: 'hello' }))).toEqual({
+    expect(await server.echoOnServer(logRequest({ severity: 'WARNING', text: 'hello' }))).toEqual({
       token,
       name: 'kpm',
       flag: ResponseFlag.EXECUTED_SUCCESSFULLY,
@@ -83,9 +89,9 @@ describe('log_on_server and echo_on_server', () => {
     ]);
   });
 
-  it('log an empty text, and a call without a token (a controller child sends none)', () => {
+  it('log an empty text, and a call without a token (a controller child sends none)', async () => {
     const { server, written } = messages();
-    const answer = server.logOnServer(logRequest({ token: null, text: '' }));
+    const answer = await server.logOnServer(logRequest({ token: null, text: '' }));
     expect(answer).toEqual({
       token: null,
       name: 'kpm',
@@ -99,9 +105,9 @@ describe('log_on_server and echo_on_server', () => {
 
   it.each(['', 'LOUD', 'log', '__proto__', 'toString'])(
     'do not log a severity %j that names no level: NOT_EXECUTED_NOT_IMPLEMENTED, as drunc',
-    (severity) => {
-      const { server, written } = messages();
-      const answer = server.logOnServer(logRequest({ severity }));
+    async (severity) => {
+      const { server, written, announced } = messages();
+      const answer = await server.logOnServer(logRequest({ severity }));
       expect(answer.flag).toBe(ResponseFlag.NOT_EXECUTED_NOT_IMPLEMENTED);
       expect(answer.name).toBe('kpm');
       expect(written).toHaveLength(1);
@@ -114,32 +120,37 @@ describe('log_on_server and echo_on_server', () => {
       ]);
       expect(entry.reason).toContain('DEBUG, INFO, WARNING');
       expect(entry).not.toHaveProperty('text');
+      expect(announced).toEqual([]);
     },
   );
 });
 
 describe('send_msg', () => {
-  it("logs the GenericNotificationMessage drunc's driver packs, and answers an empty OutcomeStatus", () => {
-    const { server, written } = messages();
-    expect(server.sendMsg({ token, data: reader.pack('session run-1 ended') })).toEqual({});
+  it("logs the GenericNotificationMessage drunc's driver packs, and answers an empty OutcomeStatus", async () => {
+    const { server, written, announced } = messages();
+    expect(await server.sendMsg({ token, data: reader.pack('session run-1 ended') })).toEqual({});
     expect(written).toEqual([
       ['log', { event: 'drunc.send_msg', user: 'alice', text: 'session run-1 ended' }],
     ]);
+    expect(announced).toEqual([{ rpc: 'send_msg', user: 'alice', text: 'session run-1 ended' }]);
   });
 
   it.each([
     ['no data', null],
     ['an empty Any', { type_url: '', value: Buffer.alloc(0) }],
-  ])('takes %s as no message (the driver sends none when it has none)', (_what, data) => {
+  ])('takes %s as no message (the driver sends none when it has none)', async (_what, data) => {
     const { server, written } = messages();
-    expect(server.sendMsg({ token, data })).toEqual({});
+    expect(await server.sendMsg({ token, data })).toEqual({});
     expect(written).toEqual([['log', { event: 'drunc.send_msg', user: 'alice', text: '' }]]);
   });
 
-  it('accepts any type URL prefix, as Any.Is does', () => {
+  it('accepts any type URL prefix, as Any.Is does', async () => {
     const { server, written } = messages();
     const packed = reader.pack('x');
-    server.sendMsg({ token, data: { ...packed, type_url: `example.org/${NOTIFICATION_TYPE}` } });
+    await server.sendMsg({
+      token,
+      data: { ...packed, type_url: `example.org/${NOTIFICATION_TYPE}` },
+    });
     expect(written[0][1].text).toBe('x');
   });
 
@@ -165,16 +176,20 @@ describe('send_msg', () => {
       },
       `data: 3 bytes that do not decode as a ${NOTIFICATION_TYPE} (`,
     ],
-  ])('refuses %s: INVALID_ARGUMENT naming data, with the whole reason', (_what, data, reason) => {
-    const { server, written } = messages();
-    const error = refusal(() => server.sendMsg({ token, data }));
-    expect(error.rich.code).toBe(status.INVALID_ARGUMENT);
-    expect(error.rich.domain).toBe('ProcessManager.send_msg');
-    expect(error.rich.reason).toBe('NOT_EXECUTED_BAD_REQUEST_FORMAT');
-    expect(error.rich.violations?.map((v) => v.field)).toEqual(['data']);
-    expect(error.message).toContain(`send_msg refused: ${reason}`);
-    expect(written).toEqual([]);
-  });
+  ])(
+    'refuses %s: INVALID_ARGUMENT naming data, with the whole reason',
+    async (_what, data, reason) => {
+      const { server, written, announced } = messages();
+      const error = await refusal(() => server.sendMsg({ token, data }));
+      expect(error.rich.code).toBe(status.INVALID_ARGUMENT);
+      expect(error.rich.domain).toBe('ProcessManager.send_msg');
+      expect(error.rich.reason).toBe('NOT_EXECUTED_BAD_REQUEST_FORMAT');
+      expect(error.rich.violations?.map((v) => v.field)).toEqual(['data']);
+      expect(error.message).toContain(`send_msg refused: ${reason}`);
+      expect(written).toEqual([]);
+      expect(announced).toEqual([]);
+    },
+  );
 });
 
 describe('the answers on the wire', () => {
@@ -183,15 +198,17 @@ describe('the answers on the wire', () => {
     includeDirs: [protoDir()],
   })[DRUNC_SERVICE_PATH] as Record<string, protoLoader.MethodDefinition<object, object>>;
 
-  it('serialise as drunc decodes them', () => {
+  it('serialise as drunc decodes them', async () => {
     const { server } = messages();
     const log = service.log_on_server;
-    const answer = log.responseDeserialize(log.responseSerialize(server.logOnServer(logRequest())));
+    const answer = log.responseDeserialize(
+      log.responseSerialize(await server.logOnServer(logRequest())),
+    );
     expect(answer).toEqual({ token, name: 'kpm', flag: 0, children: [] });
     const echo = service.echo_on_server;
     const request = echo.requestDeserialize(echo.requestSerialize(logRequest()));
     expect(request).toEqual(logRequest());
     const send = service.send_msg;
-    expect(send.responseSerialize(server.sendMsg({ token, data: null })).length).toBe(0);
+    expect(send.responseSerialize(await server.sendMsg({ token, data: null })).length).toBe(0);
   });
 });
