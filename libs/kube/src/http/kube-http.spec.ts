@@ -1,5 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import {
+  Agent,
   createServer as createHttpServer,
   type IncomingMessage,
   type ServerResponse,
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { createKubeApis } from '../kube-client';
 import { classifyKubeError, failureOf } from '../kube-errors';
 import { PatchType } from './kube-core-api';
+import { httpCall, kubeCall } from './kube-http';
 
 /** A kubeconfig for `server` with a bearer token, written to a fresh directory. */
 function kubeconfig(server: string, user: Record<string, unknown> = { token: 't0k' }): string {
@@ -33,6 +35,8 @@ interface Seen {
   url?: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The client's end of the connection: one port, one kept-alive connection. */
+  port?: number;
 }
 
 /** A fake API server: records each request and answers with `reply`. */
@@ -48,6 +52,7 @@ class FakeApiServer {
         url: req.url,
         headers: req.headers,
         body: Buffer.concat(chunks).toString(),
+        port: req.socket.remotePort,
       };
       this.seen.push(seen);
       this.reply(seen, res);
@@ -192,6 +197,79 @@ describe('KubeHttp and the core API over it', () => {
   });
 });
 
+describe('httpCall and kubeCall: any status resolved, transport errors rejected', () => {
+  const api = new FakeApiServer();
+  let server: string;
+
+  beforeAll(async () => {
+    server = await api.start();
+  });
+  afterAll(() => api.stop());
+  beforeEach(() => {
+    api.seen.length = 0;
+    api.reply = (_, res) => res.end('{}');
+  });
+
+  it('resolves a refusal as its status and body, for the caller to read', async () => {
+    api.reply = (_, res) => json(res, 409, { reason: 'AlreadyExists' });
+    const endpoint = { server, ca: '', token: 'admin' };
+    const result = await kubeCall(endpoint, 'POST', '/api/v1/nodes', { metadata: { name: 'n' } });
+    expect(result).toEqual({ status: 409, body: '{"reason":"AlreadyExists"}' });
+    expect(api.seen[0]).toMatchObject({
+      method: 'POST',
+      url: '/api/v1/nodes',
+      headers: { authorization: 'Bearer admin', 'content-type': 'application/json' },
+    });
+  });
+
+  it('sends a patch with its kind and no Authorization without a token', async () => {
+    await httpCall(`${server}/api/v1/nodes/n`, {
+      method: 'PATCH',
+      body: { spec: { unschedulable: true } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(api.seen[0].headers['content-type']).toBe('application/merge-patch+json');
+    expect(api.seen[0].headers.authorization).toBeUndefined();
+  });
+
+  it("measures a DELETE's body, so the next call on the kept-alive connection is read whole", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const options = { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 5 };
+    const first = await httpCall(`${server}/api/v1/namespaces/ns/pods/p`, {
+      method: 'DELETE',
+      body: options,
+      agent,
+    });
+    const second = await httpCall(`${server}/api/v1/nodes`, { agent });
+    agent.destroy();
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(JSON.parse(api.seen[0].body)).toEqual(options);
+    expect(api.seen[0].headers['content-length']).toBe(String(api.seen[0].body.length));
+    expect(api.seen[1]).toMatchObject({ method: 'GET', url: '/api/v1/nodes', body: '' });
+    expect(api.seen[1].port).toBe(api.seen[0].port);
+  });
+
+  it('rejects a refused connection', async () => {
+    const error = await httpCall('http://127.0.0.1:1/healthz').catch((e: unknown) => e);
+    expect(failureOf(error)).toMatchObject({ kind: 'retryable', reason: 'ECONNREFUSED' });
+  });
+
+  it('bounds the whole call: an answer whose body never ends is a timeout too', async () => {
+    api.reply = (_, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"items":');
+    };
+    const error = await httpCall(`${server}/api/v1/pods`, { timeoutMs: 200 }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      name: 'TimeoutError',
+      message: `timeout after 200 ms: GET ${server}/api/v1/pods`,
+    });
+    expect(failureOf(error)).toMatchObject({ kind: 'retryable', reason: 'Timeout' });
+  });
+});
+
 describe('KubeHttp timeouts', () => {
   let server: Server;
   const sockets: Socket[] = [];
@@ -214,5 +292,17 @@ describe('KubeHttp timeouts', () => {
     const error = await core.listNamespace().catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(classifyKubeError(error)).toMatchObject({ kind: 'retryable', reason: 'Timeout' });
+  });
+
+  it('a call to an answerless server rejects at its deadline, naming the call', async () => {
+    const { port } = server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/healthz`;
+    const started = Date.now();
+    const error = await httpCall(url, { timeoutMs: 200 }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(error).toMatchObject({
+      name: 'TimeoutError',
+      message: `timeout after 200 ms: GET ${url}`,
+    });
   });
 });

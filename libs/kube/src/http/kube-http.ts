@@ -1,9 +1,15 @@
 /**
- * kpm's HTTP client of the API server: JSON in, JSON out, over one keep-alive agent, every call
- * bounded by a timeout. Bodies are written with JSON.stringify and read with JSON.parse, as the
- * API server speaks them: objects come back plain (timestamps are strings), as a watch delivers
- * them. A failed call throws a {@link KubeApiError} carrying the status and the body, which
- * kube-errors classifies (as it did client-node's ApiException).
+ * kpm's one HTTP client of the API server. `httpCall` is the request itself: a CA, a bearer token
+ * (or any Authorization), a content type (JSON, or a patch's kind), a kept-alive connection and a
+ * deadline; it resolves with any status and rejects only on transport errors (a refused
+ * connection, the deadline). On it:
+ * - `KubeHttp`, the services' client: JSON in, JSON out, over one keep-alive agent from a
+ *   kubeconfig. Bodies are written with JSON.stringify and read with JSON.parse, as the API server
+ *   speaks them: objects come back plain (timestamps are strings), as a watch delivers them. A
+ *   failed call throws a {@link KubeApiError} carrying the status and the body, which kube-errors
+ *   classifies (as it did client-node's ApiException).
+ * - `kubeCall`, the stack's provisioning calls as its admin ({@link KubeEndpoint}), which read the
+ *   status themselves (a 409 of a create, a 404 of an uncordon are answers, not failures).
  */
 import http, { type Agent, type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -27,6 +33,104 @@ export class KubeApiError extends Error {
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface HttpResult {
+  status: number;
+  body: string;
+}
+
+export interface HttpCallOptions {
+  method?: string;
+  /** Written as JSON. */
+  body?: unknown;
+  /** Of the body: JSON unless a patch names its kind (`application/merge-patch+json`). */
+  contentType?: string;
+  /** Sent as `Bearer <token>`. */
+  token?: string;
+  /** The Authorization header as it is (a kubeconfig's connection makes it); before `token`. */
+  authorization?: string;
+  /** PEM of the CA that signed the serving certificate (with Node's kept-alive global agent). */
+  ca?: string | Buffer;
+  /** An agent of the caller's (KubeHttp's); else Node's global one, which keeps connections. */
+  agent?: Agent;
+  /** The deadline of the whole call, the last byte of the answer included. */
+  timeoutMs?: number;
+}
+
+/** Provisioning's calls are small and local: one that takes longer has a dead connection. */
+const DEFAULT_TIMEOUT_MS = 5000;
+
+/**
+ * One HTTP(S) request with a deadline: resolves with any status, rejects on transport errors (a
+ * refused or dropped connection; the deadline, as a TimeoutError kube-errors calls retryable).
+ */
+export async function httpCall(
+  url: string | URL,
+  options: HttpCallOptions = {},
+): Promise<HttpResult> {
+  const target = typeof url === 'string' ? new URL(url) : url;
+  const method = options.method ?? 'GET';
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (payload !== undefined) {
+    headers['Content-Type'] = options.contentType ?? 'application/json';
+    // Always a length: Node sends a DELETE's body neither chunked nor measured, so the server
+    // would read it as the start of the next request on the kept-alive connection (400).
+    headers['Content-Length'] = String(Buffer.byteLength(payload));
+  }
+  const authorization =
+    options.authorization ?? (options.token ? `Bearer ${options.token}` : undefined);
+  if (authorization) headers.Authorization = authorization;
+  const transport = target.protocol === 'https:' ? https : http;
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = transport.request(target, {
+        method,
+        headers,
+        agent: options.agent,
+        ca: options.ca,
+        signal,
+      });
+      req.once('response', resolve).on('error', reject);
+      req.end(payload);
+    });
+    return { status: response.statusCode ?? 0, body: await readAll(response) };
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    const timedOut = new Error(`timeout after ${timeoutMs} ms: ${method} ${target.href}`, {
+      cause: error,
+    });
+    timedOut.name = 'TimeoutError';
+    throw timedOut;
+  }
+}
+
+/** The API server as the stack's provisioning reaches it: as its admin, by a bearer token. */
+export interface KubeEndpoint {
+  server: string;
+  /** PEM of the CA that signed the serving certificate. */
+  ca: string;
+  token: string;
+}
+
+/** A call to the API server as the endpoint's user; any status is the caller's to read. */
+export function kubeCall(
+  endpoint: KubeEndpoint,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType?: string,
+): Promise<HttpResult> {
+  return httpCall(`${endpoint.server}${path}`, {
+    method,
+    body,
+    contentType,
+    ca: endpoint.ca,
+    token: endpoint.token,
+  });
+}
 
 export interface KubeRequest {
   query?: Query;
@@ -56,48 +160,42 @@ export class KubeHttp {
   }
 
   async request<T>(method: string, path: string, request: KubeRequest = {}): Promise<T> {
-    const { target, options, transport } = await this.prepare(method, path, request.query);
-    const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
-    if (payload !== undefined) {
-      options.headers['Content-Type'] = request.contentType ?? 'application/json';
-      // Always a length: Node sends a DELETE's body neither chunked nor measured otherwise.
-      options.headers['Content-Length'] = String(Buffer.byteLength(payload));
-    }
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = transport.request(target, { ...options, signal: timeout(this.timeoutMs) });
-      req.once('response', resolve).on('error', reject);
-      req.end(payload);
+    const { target, authorization, agent } = await this.prepare(path, request.query);
+    const { status, body } = await httpCall(target, {
+      method,
+      body: request.body,
+      contentType: request.contentType,
+      authorization,
+      agent,
+      timeoutMs: this.timeoutMs,
     });
-    const text = await readAll(response);
-    const status = response.statusCode ?? 0;
-    if (status < 200 || status >= 300) throw new KubeApiError(status, text);
-    return (request.text ? text : JSON.parse(text)) as T;
+    if (status < 200 || status >= 300) throw new KubeApiError(status, body);
+    return (request.text ? body : JSON.parse(body)) as T;
   }
 
   /** A streaming GET (a watch): the response once its headers arrived, whatever its status. */
   async stream(path: string, query: Query, signal: AbortSignal): Promise<IncomingMessage> {
-    const { target, options, transport } = await this.prepare('GET', path, query);
+    const { target, authorization, agent } = await this.prepare(path, query);
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (authorization) headers.Authorization = authorization;
+    const transport = target.protocol === 'https:' ? https : http;
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = transport.request(target, { ...options, signal });
+      const req = transport.request(target, { method: 'GET', headers, agent, signal });
       // Errors after the response (an abort) are the response's to report: never unhandled.
       req.once('response', resolve).on('error', reject);
       req.end();
     });
   }
 
-  private async prepare(method: string, path: string, query: Query = {}) {
+  private async prepare(path: string, query: Query = {}) {
     const connection = await this.connection;
     const target = new URL(connection.server + path);
     for (const [key, value] of Object.entries(query)) {
       if (value !== undefined) target.searchParams.set(key, String(value));
     }
-    const headers: Record<string, string> = { Accept: 'application/json' };
     const authorization = await connection.authorization();
-    if (authorization) headers.Authorization = authorization;
-    const secure = target.protocol === 'https:';
-    this.agent ??= connection.agent ?? keepAliveAgent(connection, secure);
-    const options = { method, headers, agent: this.agent };
-    return { target, options, transport: secure ? https : http };
+    this.agent ??= connection.agent ?? keepAliveAgent(connection, target.protocol === 'https:');
+    return { target, authorization, agent: this.agent };
   }
 }
 
@@ -108,11 +206,7 @@ function keepAliveAgent(connection: KubeConnection, secure: boolean): Agent {
   return new https.Agent({ keepAlive: true, ca, cert, key, rejectUnauthorized, servername });
 }
 
-function timeout(ms: number): AbortSignal {
-  return AbortSignal.timeout(ms);
-}
-
-/** The whole body; a response cut short (the timeout, a dropped connection) rejects. */
+/** The whole body; a response cut short (the deadline, a dropped connection) rejects. */
 function readAll(response: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

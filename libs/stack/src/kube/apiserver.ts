@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { kubeCall, type KubeEndpoint } from '@kpm/kube';
 import type { StackEnv } from '../component';
 import { DaemonComponent } from './daemon-component';
 import { startOrRestart } from './daemon-start';
 import { type Progress } from './go-build';
 import { ensureKubernetesBinary, kubernetesBinaryVersion } from './k8s-binary';
-import { kubeCall, type KubeEndpoint } from './kube-http';
 import { ensurePki, type KubePki } from './pki';
 import { kubePorts } from './ports';
 

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
+import { httpCall } from '@kpm/kube';
 import type { StackEnv } from '../component';
 import { stackPaths } from '../paths';
 import { DaemonComponent } from './daemon-component';
 import { startOrRestart } from './daemon-start';
 import { ensureGoModuleBuild, type Progress } from './go-build';
-import { httpCall } from './kube-http';
 import { kubePorts } from './ports';
 import { etcdModuleDir, etcdVersion } from './versions';
 

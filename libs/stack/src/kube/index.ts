@@ -6,7 +6,6 @@ export * from './etcd';
 export * from './go-build';
 export * from './k8s-binary';
 export * from './kube-client-daemon';
-export * from './kube-http';
 export * from './kube-stack';
 export * from './kubeconfig';
 export * from './kwok';

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { httpCall } from '@kpm/kube';
 import type { StackEnv } from '../component';
 import { DaemonComponent } from './daemon-component';
 import { startOrRestart } from './daemon-start';
@@ -8,7 +9,6 @@ import {
   kubernetesBinaryVersion,
   type KubernetesBinary,
 } from './k8s-binary';
-import { httpCall } from './kube-http';
 import { ensurePki, type KubePki } from './pki';
 
 export interface KubeClientDaemonOptions {

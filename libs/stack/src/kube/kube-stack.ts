@@ -1,9 +1,9 @@
+import type { KubeEndpoint } from '@kpm/kube';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { ApiServerComponent } from './apiserver';
 import { ControllerManagerComponent } from './controller-manager';
 import { EtcdComponent } from './etcd';
 import type { Progress } from './go-build';
-import type { KubeEndpoint } from './kube-http';
 import { kubeconfigPath, writeKubeconfig } from './kubeconfig';
 import { KwokComponent } from './kwok';
 import { ensurePki } from './pki';

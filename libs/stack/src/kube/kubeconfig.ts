@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stackPaths } from '../paths';
 import { stringify } from 'yaml';
-import type { KubeEndpoint } from './kube-http';
+import type { KubeEndpoint } from '@kpm/kube';
 
 export const KUBE_CONTEXT = 'kpm-local';
 

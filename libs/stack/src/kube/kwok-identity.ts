@@ -11,9 +11,9 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { kubeCall, type KubeEndpoint } from '@kpm/kube';
 import { stackPaths } from '../paths';
 import { certificateKubeconfig, KUBE_CONTEXT } from './kubeconfig';
-import { kubeCall, type KubeEndpoint } from './kube-http';
 import { issueCertificate, type KubePki } from './pki';
 
 export const KWOK_USER = 'kpm-kwok';

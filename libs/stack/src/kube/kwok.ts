@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { kubeCall, type KubeEndpoint } from '@kpm/kube';
 import type { StackEnv } from '../component';
 import { stackPaths } from '../paths';
 import { DaemonComponent } from './daemon-component';
 import { startOrRestart } from './daemon-start';
 import { ensureGoInstall, type Progress } from './go-build';
-import { kubeCall, type KubeEndpoint } from './kube-http';
 import { ensureKwokDeletePolicy, ensureKwokKubeconfig } from './kwok-identity';
 import { ensurePki } from './pki';
 import { KWOK_VERSION } from './versions';

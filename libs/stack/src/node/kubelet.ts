@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { httpCall, kubeCall, type KubeEndpoint } from '@kpm/kube';
 import { Daemon } from '../daemon';
 import { startOrRestart } from '../kube/daemon-start';
 import type { Progress } from '../kube/go-build';
-import { httpCall, kubeCall, type KubeEndpoint } from '../kube/kube-http';
 import { issueCertificate, KUBELET_CLIENT_USER, type KubePki } from '../kube/pki';
 import { stackPaths } from '../paths';
 import { WaitAborted, waitFor } from '../wait';

@@ -6,9 +6,9 @@
  * directories removed. Each step says what it could not remove; nothing is left silently.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { kubeCall, type KubeEndpoint } from '@kpm/kube';
 import type { Daemon } from '../daemon';
 import { isAlive, waitUntilDead } from '../daemon';
-import { kubeCall, type KubeEndpoint } from '../kube/kube-http';
 import type { Progress } from '../kube/go-build';
 import { runCommand } from '../run-command';
 import { removeBridge, removeCgroupRoot, removeRuntimeDirs, unmountUnder } from './host-state';

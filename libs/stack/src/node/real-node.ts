@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { KubeEndpoint } from '@kpm/kube';
 import type { ComponentStatus, StackComponent, StackEnv } from '../component';
 import { withFileLock } from '../file-lock';
 import { ensureNodeImages, type NodeImages } from '../images';
 import { ensureGoInstall, goBinaryPath, type Progress } from '../kube/go-build';
 import { ensureKubernetesBinary, kubernetesBinaryVersion } from '../kube/k8s-binary';
-import type { KubeEndpoint } from '../kube/kube-http';
 import { ensurePki } from '../kube/pki';
 import { waitFor } from '../wait';
 import { Containerd } from './containerd';
