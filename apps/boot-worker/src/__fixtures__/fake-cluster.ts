@@ -3,7 +3,9 @@
  * table tests: namespaces, pods run by a scripted kubelet, Services, nodes, restart records, and
  * waits that follow every change as a watch does. Kubernetes' rules that kpm relies on are kept:
  *
- * - a taken pod name is a 409; a namespace being deleted takes no new pod (403);
+ * - a taken pod name is a 409; a namespace missing (404) or being deleted (403) takes no new pod,
+ *   Service or record; kpm writes only objects with its creator label; another's Service is
+ *   never taken over, and an existing one of kpm's is adopted only by its owners;
  * - a delete sets deletionTimestamp; the kubelet stops the container (SIGTERM, then SIGKILL at
  *   the grace period; grace 0 kills at once); an object goes only once its pod ended and its
  *   finalizers are gone;
@@ -139,7 +141,26 @@ export class FakeCluster implements Cluster {
     const key = `${namespace}/${name}`;
     this.clearTimers(key);
     if (this.podStore.delete(key)) this.happened(`removed pod ${key}`);
+    this.sweepNamespace(namespace);
     this.changed();
+  }
+
+  /** Someone else (an operator, kpm's watcher) removes the pod's finalizers. */
+  dropFinalizers(namespace: string, name: string): void {
+    const pod = this.podStore.get(`${namespace}/${name}`);
+    if (!pod?.metadata?.finalizers?.length) return;
+    pod.metadata.finalizers = [];
+    this.happened(`dropped finalizers of pod ${namespace}/${name}`);
+    this.release(pod);
+    this.changed();
+  }
+
+  /** A Service already there (kpm's or, without its label, another's). */
+  addService(service: V1Service): void {
+    this.serviceStore.set(
+      `${service.metadata!.namespace}/${service.metadata!.name}`,
+      clone(service),
+    );
   }
 
   /** The next `operation` (e.g. `pods.create`) fails with this API failure, after any retries. */
@@ -253,22 +274,27 @@ export class FakeCluster implements Cluster {
     return {
       ensure: (service) =>
         this.call('services.ensure', () => {
-          const key = `${service.metadata!.namespace}/${service.metadata!.name}`;
+          this.labels.requireOurs('services', service);
+          const { namespace, name } = service.metadata!;
+          const key = `${namespace}/${name}`;
           const existing = this.serviceStore.get(key);
-          if (!existing) this.happened(`create service ${key}`);
+          // A NodePort Service is read first: one there is not created again.
+          if (!existing || service.spec?.type !== 'NodePort')
+            this.admit('services', namespace!, name!);
+          if (existing) return this.adoptService(key, existing, service);
+          this.happened(`create service ${key}`);
           const stored = clone(service);
           const headless = stored.spec?.clusterIP === 'None';
-          stored.spec = {
-            ...stored.spec,
-            clusterIP: headless ? 'None' : (existing?.spec?.clusterIP ?? `10.96.0.${++this.ips}`),
-          };
+          stored.spec = { ...stored.spec, clusterIP: headless ? 'None' : `10.96.0.${++this.ips}` };
           this.serviceStore.set(key, stored);
           return clone(stored);
         }),
       read: (namespace, name) =>
         this.call('services.read', () => {
           const service = this.serviceStore.get(`${namespace}/${name}`);
-          return service && clone(service);
+          return service && this.labels.isOurs(service.metadata?.labels)
+            ? clone(service)
+            : undefined;
         }),
       nodePortHolder: (nodePort) =>
         this.call('services.nodePortHolder', () => {
@@ -309,6 +335,8 @@ export class FakeCluster implements Cluster {
         ),
       create: (record) =>
         this.call('restartRecords.create', () => {
+          this.labels.requireOurs('config maps', record);
+          this.admit('configmaps', record.metadata!.namespace!, record.metadata!.name!);
           if (this.recordStore.has(key(record))) return;
           this.happened(`create record ${key(record)}`);
           this.recordStore.set(key(record), clone(record));
@@ -337,11 +365,10 @@ export class FakeCluster implements Cluster {
     const namespace = body.metadata!.namespace!;
     const name = body.metadata!.name!;
     const key = `${namespace}/${name}`;
-    const ns = this.nsStore.get(namespace);
-    if (viaPort && !ns)
-      this.fail('not-found', 404, 'NotFound', `namespaces "${namespace}" not found`);
-    if (viaPort && ns?.metadata?.deletionTimestamp)
-      this.fail('forbidden', 403, 'Forbidden', `namespace ${namespace} is being terminated`);
+    if (viaPort) {
+      this.labels.requireOurs('pods', body);
+      this.admit('pods', namespace, name);
+    }
     if (this.podStore.has(key))
       this.fail('conflict', 409, 'AlreadyExists', `pods "${name}" already exists`);
     const pod: V1Pod = clone(body);
@@ -356,6 +383,33 @@ export class FakeCluster implements Cluster {
     this.runScript(pod);
     this.changed();
     return clone(pod);
+  }
+
+  /** The API server's admission of a create: its namespace is there and not being deleted. */
+  private admit(resource: string, namespace: string, name: string): void {
+    const ns = this.nsStore.get(namespace);
+    if (!ns) this.fail('not-found', 404, 'NotFound', `namespaces "${namespace}" not found`);
+    if (ns.metadata?.deletionTimestamp)
+      this.fail(
+        'forbidden',
+        403,
+        'Forbidden',
+        `${resource} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
+  }
+
+  /** An existing Service of that name: kpm's is handed to the new owners, another's refused. */
+  private adoptService(key: string, existing: V1Service, service: V1Service): V1Service {
+    if (!this.labels.isOurs(existing.metadata?.labels))
+      throw new Error(`service ${key} exists and was not created by kpm`);
+    const owners = service.metadata?.ownerReferences ?? [];
+    const uids = (refs: V1Service['metadata'] | undefined) =>
+      (refs?.ownerReferences ?? []).map((r) => r.uid).join(',');
+    if (uids(existing.metadata) !== uids(service.metadata)) {
+      existing.metadata = { ...existing.metadata, ownerReferences: owners };
+      this.happened(`adopt service ${key}`);
+    }
+    return clone(existing);
   }
 
   /** The kubelet: the pod's life as its script says. */
