@@ -77,7 +77,14 @@ module.exports = {
   // real brokers and pods; unit tests finish far below it.
   testTimeout: 120000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,bench}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: [
+        '<rootDir>/{apps,libs,bench}/**/*.spec.ts',
+        '<rootDir>/test/architecture/*.spec.ts',
+      ],
+    },
     {
       ...integration,
       displayName: 'integration',
