@@ -7,47 +7,26 @@
  * p99 (nearest rank) in ms, and the number of calls.
  */
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { KpmTrio } from '../../test/support/kpm-trio';
+import { GatewayHarness, kwokNodeNames } from '../../test/support/drunc-gateway-harness';
 import { projectPython, runPython } from '../../test/support/python';
-import { freePort, ServiceProcess } from '../../test/support/service-process';
-import { stackEnv } from '../../test/support/stack-env';
 
 type Latencies = Record<
   string,
   Record<string, { calls: number; median_ms: number; p99_ms: number; max_ms: number }>
 >;
 
-async function kwokNodes(): Promise<string[]> {
-  const config = new KubeConfig();
-  config.loadFromFile(stackEnv().kubeconfig!);
-  const list = await config.makeApiClient(CoreV1Api).listNode();
-  return list.items
-    .filter((n) => n.status?.nodeInfo?.kubeletVersion?.startsWith('kwok'))
-    .map((n) => n.metadata!.name!);
-}
-
 async function main(): Promise<void> {
   const sizes = process.argv[2] ?? '1,200';
   const eras = (process.argv[3] ?? 'current,enveloped').split(',');
   const python = await projectPython();
-  const trio = await KpmTrio.start('gwbench');
-  const port = await freePort();
-  const { brokers, topicReplication } = stackEnv();
-  const gateway = new ServiceProcess('drunc-gateway', {
-    KPM_KAFKA_BROKERS: brokers.join(','),
-    ...topicReplication,
-    KPM_TOPIC_PREFIX: trio.prefix,
-    KPM_STATE_URL: await trio.stateUrl(),
-    KPM_DRUNC_GATEWAY_PORT: String(port),
-  });
+  const harness = await GatewayHarness.start('gwbench', { instance: 'drunc-gateway-bench' });
+  const { trio } = harness;
   try {
-    await gateway.start();
     const base = trio.session('bench');
     for (const era of eras) {
       for (const n of sizes.split(',')) trio.session(`bench-${era[0]}${n}`);
     }
-    const nodes = (await kwokNodes()).join(',');
+    const nodes = (await kwokNodeNames()).join(',');
     for (const era of eras) {
       const run = await runPython(
         python,
@@ -55,7 +34,7 @@ async function main(): Promise<void> {
         ['--era', era, '--sizes', sizes],
         30 * 60_000,
         {
-          KPM_DRUNC_GATEWAY: `grpc://127.0.0.1:${port}`,
+          KPM_DRUNC_GATEWAY: harness.address,
           KPM_TEST_SESSION: base,
           KPM_TEST_USER: 'daq-bench',
           KPM_TEST_NODES: nodes,
@@ -65,8 +44,7 @@ async function main(): Promise<void> {
       printTable(era, JSON.parse(run.stdout) as Latencies);
     }
   } finally {
-    await gateway.kill('SIGTERM');
-    await trio.close();
+    await harness.close();
   }
 }
 

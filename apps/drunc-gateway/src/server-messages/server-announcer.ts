@@ -15,7 +15,7 @@ import type { ServerAnnouncer, ServerLog, ServerMessage } from './server-message
 export const MAX_ANNOUNCED_TEXT = 4096;
 
 /** What kpm's broadcast says of one message. */
-export function announcement(message: ServerMessage, id = randomUUID()): BroadcastInput {
+export function announcement(message: ServerMessage, id: string = randomUUID()): BroadcastInput {
   const severity = message.severity === undefined ? '' : ` (${message.severity})`;
   return {
     id: eventId('drunc-server-message', id),
