@@ -2,18 +2,11 @@
  * What a finished boot or kill reports: the processes as the table knows them at completion,
  * with each targeted pod's exit code.
  */
-import {
-  CommandType,
-  NO_EXIT_CODE,
-  type KillKind,
-  type ProcessInstance,
-  type ProcessTerminated,
-} from '@kpm/contracts';
+import { CommandType, type KillKind, type ProcessInstance } from '@kpm/contracts';
 import type { BootAggregate } from './boot-aggregate';
-import type { CompletionInput } from './broadcasts';
+import type { CompletionInput } from './completion-record';
 import type { KillAggregate } from './kill-aggregate';
-import type { ProcessTable } from './process-table';
-import { deadInstance, instanceFromTermination } from './process-view';
+import { deadInstance, instanceFromTermination, type ProcessTable } from './process-table';
 
 type Report = Omit<CompletionInput, 'completedAt'>;
 
@@ -25,26 +18,6 @@ const KILL_TYPES: Record<KillKind, string> = {
 
 export function killCommandType(kind: KillKind): string {
   return KILL_TYPES[kind];
-}
-
-/** The termination a DEAD row stands for, when its record is older than the retained history. */
-export function terminationOf(row: ProcessInstance): ProcessTerminated {
-  const { metadata } = row.description;
-  return {
-    uuid: row.uuid,
-    session: metadata.session,
-    name: metadata.name,
-    user: metadata.user,
-    namespace: row.namespace,
-    podName: row.podName,
-    podUid: row.podUid,
-    exitCode: row.returnCode ?? NO_EXIT_CODE,
-    reason: row.reason ?? 'Unknown',
-    phase: 'Unknown',
-    observedAt: row.terminatedAt ?? row.bootedAt,
-    ...(row.terminatedAt ? { finishedAt: row.terminatedAt } : {}),
-    detectedBy: 'reconcile',
-  };
 }
 
 /** The current row if it is the booted pod, so a process that died since shows DEAD. */

@@ -5,7 +5,8 @@
  */
 import type { ProcessBootFailed, ProcessInstance } from '@kpm/contracts';
 import type { BootAggregate } from './boot-aggregate';
-import { completionEffects, type CompletionInput } from './broadcasts';
+import { completionEffects } from './broadcasts';
+import type { CompletionInput } from './completion-record';
 import { bootCompletion, killCompletion } from './completions';
 import type { Effect } from './effects';
 import type { KillAggregate } from './kill-aggregate';
