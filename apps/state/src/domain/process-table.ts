@@ -25,6 +25,12 @@ export class ProcessTable {
     return this.instances.get(uuid);
   }
 
+  /** The current row if it is `instance`'s pod, so a process that died since shows DEAD. */
+  latestOf(instance: ProcessInstance): ProcessInstance {
+    const row = this.instances.get(instance.uuid);
+    return row && row.podUid === instance.podUid ? row : instance;
+  }
+
   uuids(): IterableIterator<string> {
     return this.instances.keys();
   }
