@@ -1,6 +1,6 @@
 /**
- * One boot command: every accepted process ends up booted or failed; all booted → succeeded,
- * any failure → failed with the reasons (drunc's boot answers per process).
+ * One boot command: every accepted process ends up booted or failed (drunc's boot answers per
+ * process); when it completes, and how, is completion/boot.ts.
  */
 import type { AcceptedProcess, ProcessBootFailed, ProcessInstance } from '@kpm/contracts';
 
@@ -43,12 +43,9 @@ export class BootAggregate {
       .filter((uuid) => !this.booted.has(uuid) && !this.failed.has(uuid));
   }
 
-  get done(): boolean {
+  /** Every accepted process has an outcome (counted, so it stays O(1) for 5000-process boots). */
+  get allSettled(): boolean {
     return this.settled === this.index.size;
-  }
-
-  get succeeded(): boolean {
-    return this.failed.size === 0;
   }
 
   /** Every outcome so far, booted and failed (what a snapshot keeps). */

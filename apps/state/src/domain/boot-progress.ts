@@ -7,7 +7,7 @@ import { CommandType, type BootAccepted, type ProcessInstance } from '@kpm/contr
 import { BootAggregate } from './boot-aggregate';
 import { startBroadcast } from './broadcasts';
 import type { Effect } from './effects';
-import type { Reboot } from './kill-aggregate';
+import { rebootOf } from './kill-aggregate';
 import type { BootFact, ShardMemory } from './shard-memory';
 
 export function acceptBoot(
@@ -55,11 +55,6 @@ export function bootFact(memory: ShardMemory, commandId: string, fact: BootFact)
   }
   memory.holdEarly(commandId, fact);
   return [];
-}
-
-/** A boot fact as the reboot of a restart. */
-export function rebootOf(fact: BootFact): Reboot {
-  return 'podUid' in fact ? { instance: fact } : { failure: fact };
 }
 
 function offerBootFact(boot: BootAggregate, fact: BootFact): void {

@@ -8,12 +8,9 @@ import {
   commandName,
   eventId,
   type CommandCompleted,
-  type CommandStatus,
-  type ProcessInstance,
-  type ProcessLogs,
   type ProcessTerminated,
 } from '@kpm/contracts';
-import { sizedCompletion } from './completion-record';
+import { sizedCompletion, type CompletionInput } from './completion-record';
 import type { BroadcastEffect, Effect } from './effects';
 
 const SERVICE = 'state';
@@ -68,21 +65,6 @@ export function terminationBroadcast(t: ProcessTerminated): BroadcastEffect {
       reason: t.reason,
     },
   };
-}
-
-export interface CompletionInput {
-  commandId: string;
-  commandType: string;
-  session: string;
-  status: CommandStatus;
-  processes: ProcessInstance[];
-  pending?: string[];
-  errors?: { path?: string; message: string }[];
-  logs?: ProcessLogs[];
-  acceptedAt?: number;
-  completedAt: number;
-  /** A ps page: more processes follow `processes` (docs/design.md §6.6). */
-  paging?: { more: boolean };
 }
 
 /** The completion and its COMMAND_EXECUTION_SUCCESS or _FAILED broadcast. */

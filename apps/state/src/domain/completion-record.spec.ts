@@ -1,7 +1,7 @@
 import { MAX_RECORD_BYTES, type CommandCompleted, type ProcessInstance } from '@kpm/contracts';
 import { instance } from './__fixtures__/facts';
 import { sizedCompletion } from './completion-record';
-import { cursorOf } from './ps-pages';
+import { cursorOf } from './completion-record';
 
 const base: Omit<CommandCompleted, 'processes'> = {
   commandId: 'c-1',

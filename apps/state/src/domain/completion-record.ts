@@ -9,8 +9,32 @@
  * (`processesOmitted`). At least one process is always listed, so paging always advances: one
  * process is bounded far below the limit by its pod's annotation (256 KiB in Kubernetes).
  */
-import { MAX_RECORD_BYTES, type CommandCompleted, type ProcessInstance } from '@kpm/contracts';
-import { cursorOf } from './ps-pages';
+import {
+  MAX_RECORD_BYTES,
+  type CommandCompleted,
+  type CommandStatus,
+  type ProcessInstance,
+  type ProcessLogs,
+} from '@kpm/contracts';
+
+/** What a command's completion says, before it is sized into its record. */
+export interface CompletionInput {
+  commandId: string;
+  commandType: string;
+  session: string;
+  status: CommandStatus;
+  processes: ProcessInstance[];
+  pending?: string[];
+  errors?: { path?: string; message: string }[];
+  logs?: ProcessLogs[];
+  acceptedAt?: number;
+  completedAt: number;
+  /** A ps page: more processes follow `processes` (docs/design.md §6.6). */
+  paging?: { more: boolean };
+}
+
+/** What a command's rule decides (its completion but the time it completes). */
+export type CompletionReport = Omit<CompletionInput, 'completedAt'>;
 
 /** Room kept for the CloudEvent envelope and the record's headers. */
 const ENVELOPE_RESERVE_BYTES = 64 * 1024;
@@ -54,4 +78,10 @@ function fitting(processes: readonly ProcessInstance[], room: number): ProcessIn
 
 function bytesOf(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value), 'utf8');
+}
+
+/** `<session>/<name>/<uuid>`, the sort key of a ps page's last process: where the next page starts. */
+export function cursorOf(process: ProcessInstance): string {
+  const { session, name } = process.description.metadata;
+  return `${session}/${name}/${process.uuid}`;
 }

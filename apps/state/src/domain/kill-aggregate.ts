@@ -2,15 +2,16 @@
  * One kill, terminate or restart: drunc's `uuids_pending_deletion`. Each targeted uuid names
  * the pod that was current when `kill.accepted` was written; a termination of that pod (seen
  * before or after the kill.accepted, in any order) removes it from the pending set. A restart
- * also waits for each of its processes to be booted again (drunc restarts every uuid its query
- * matches). At the deadline the rest stays pending; with a progress timeout, each pod that ends
- * moves the deadline on.
+ * also records each of its processes' reboot (drunc restarts every uuid its query matches). At
+ * the deadline the rest stays pending; with a progress timeout, each pod that ends moves the
+ * deadline on. When each completes, and how: completion/kill.ts, completion/restart.ts.
  */
-import type {
-  KillKind,
-  ProcessBootFailed,
-  ProcessInstance,
-  ProcessTerminated,
+import {
+  CommandType,
+  type KillKind,
+  type ProcessBootFailed,
+  type ProcessInstance,
+  type ProcessTerminated,
 } from '@kpm/contracts';
 
 export interface KillTarget {
@@ -33,8 +34,19 @@ interface KillTiming {
 
 export type Reboot = { instance: ProcessInstance } | { failure: ProcessBootFailed };
 
+/** A boot fact (its running instance or why it failed to start) as the reboot of a restart. */
+export function rebootOf(fact: ProcessInstance | ProcessBootFailed): Reboot {
+  return 'podUid' in fact ? { instance: fact } : { failure: fact };
+}
+
+const COMMAND_TYPES: Record<KillKind, string> = {
+  kill: CommandType.kill,
+  terminate: CommandType.terminate,
+  restart: CommandType.restart,
+};
+
 /** The target's pod ended: its termination is here, or was recorded before a flush. */
-function hasEnded(target: KillTarget): boolean {
+export function hasEnded(target: KillTarget): boolean {
   return target.ended !== undefined || target.flushed === true;
 }
 
@@ -79,6 +91,11 @@ export class KillAggregate {
     for (const target of this.targets.values()) if (!hasEnded(target)) this.remaining++;
     this.due = acceptedAt + timing.timeoutMs;
     this.progressAt = acceptedAt;
+  }
+
+  /** The command it answers: kill, terminate or restart. */
+  get commandType(): string {
+    return COMMAND_TYPES[this.kind];
   }
 
   get deadline(): number {
@@ -131,16 +148,14 @@ export class KillAggregate {
     return [...this.targets.values()].filter((t) => !hasEnded(t)).map((t) => t.uuid);
   }
 
-  /**
-   * Done when every target ended; a restart's also once each is back — or its reboot failed,
-   * which settles it whether or not its old pod went (it will not come back).
-   */
-  get done(): boolean {
-    if (this.kind !== 'restart') return this.remaining === 0;
-    return [...this.targets.values()].every((target) => {
-      const reboot = this.reboots.get(target.uuid);
-      return reboot !== undefined && ('failure' in reboot || hasEnded(target));
-    });
+  /** Every targeted pod ended (counted, so it stays O(1) for 5000-process kills). */
+  get allEnded(): boolean {
+    return this.remaining === 0;
+  }
+
+  /** A restart's outcome for `uuid` so far: booted again, or not. */
+  rebootOf(uuid: string): Reboot | undefined {
+    return this.reboots.get(uuid);
   }
 
   progressState(): KillProgressState {
@@ -161,4 +176,17 @@ export class KillAggregate {
   targetList(): readonly KillTarget[] {
     return [...this.targets.values()];
   }
+}
+
+/**
+ * How far a kill got by its deadline: `<n> of <N> processes still pending after <s> s (<m>
+ * ended)`, with `, none ended in the last <p> s` under a progress timeout.
+ */
+export function stillPending(kill: KillAggregate): string {
+  const { totalMs, sinceProgressMs } = kill.allowed;
+  const stalled =
+    sinceProgressMs === undefined ? '' : `, none ended in the last ${sinceProgressMs / 1000} s`;
+  const pending = kill.pending.length;
+  const total = kill.uuids.length;
+  return `${pending} of ${total} processes still pending after ${totalMs / 1000} s (${total - pending} ended${stalled})`;
 }

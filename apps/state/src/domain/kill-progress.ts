@@ -1,15 +1,16 @@
 /**
  * A kill, terminate or restart from its acceptance to its completion: the boot-worker's
  * acceptance names the pods in stages, terminations settle them, a restart's reboot settles the
- * rest, and a kill still open at its deadline completes as timed_out with what is pending.
+ * rest, and a kill still open at its deadline completes as timed_out with what is pending
+ * (the rules: completion/kill.ts, completion/restart.ts).
  */
 import type { KillAccepted, ProcessTerminated } from '@kpm/contracts';
-import { rebootOf } from './boot-progress';
 import { startBroadcast, terminationBroadcast } from './broadcasts';
-import { killCommandType, killCompletion } from './completions';
+import { killTimedOut } from './completion/kill';
+import { restartTimedOut } from './completion/restart';
 import { deathOf } from './deaths';
 import type { Effect } from './effects';
-import { KillAggregate } from './kill-aggregate';
+import { KillAggregate, rebootOf } from './kill-aggregate';
 import type { ShardMemory } from './shard-memory';
 
 export function acceptKill(
@@ -33,7 +34,7 @@ export function acceptKill(
   if (kind === 'restart') for (const fact of reboot) kill.rebooted(rebootOf(fact));
   const detail = `${targets.length} processes in ${stages.length} stages`;
   return [
-    ...memory.publish(() => [startBroadcast(commandId, killCommandType(kind), session, detail)]),
+    ...memory.publish(() => [startBroadcast(commandId, kill.commandType, session, detail)]),
     ...memory.settleKill(kill),
   ];
 }
@@ -58,50 +59,16 @@ export function processTerminated(
   return out;
 }
 
-/** Kills whose `timeoutSeconds` passed complete as timed_out with what is still pending. */
+/** Kills whose deadline passed complete as timed_out (completion/kill.ts, restart.ts). */
 export function expireKills(memory: ShardMemory): Effect[] {
   const now = memory.now();
   const out: Effect[] = [];
   for (const kill of [...memory.kills.values()]) {
     if (kill.deadline > now) continue;
-    out.push(
-      ...memory.complete({
-        ...killCompletion(kill, memory.book.table),
-        status: 'timed_out',
-        pending: kill.pending,
-        errors: timeoutErrors(kill),
-      }),
-    );
+    const timedOut = kill.kind === 'restart' ? restartTimedOut : killTimedOut;
+    out.push(...memory.complete(timedOut(kill, memory.book.table)));
   }
   return out;
-}
-
-/**
- * How far a timed-out kill got, so a loaded system that could not meet the deadline says so:
- * how many of its processes are still pending, or that a restart's new pod never came.
- */
-function timeoutErrors(kill: KillAggregate): { message: string }[] {
-  const { totalMs, sinceProgressMs } = kill.allowed;
-  const seconds = totalMs / 1000;
-  const stalled =
-    sinceProgressMs === undefined ? '' : `, none ended in the last ${sinceProgressMs / 1000} s`;
-  const pending = kill.pending.length;
-  if (kill.kind === 'restart' && pending === 0) {
-    const total = kill.uuids.length;
-    const back = kill.rebootOutcomes.length;
-    if (total === 1) return [{ message: `the process was not booted again within ${seconds} s` }];
-    return [
-      {
-        message: `${total - back} of ${total} processes were not booted again within ${seconds} s`,
-      },
-    ];
-  }
-  const total = kill.uuids.length;
-  return [
-    {
-      message: `${pending} of ${total} processes still pending after ${seconds} s (${total - pending} ended${stalled})`,
-    },
-  ];
 }
 
 /** The earliest kill deadline, for the timer that expires kills. */

@@ -1,7 +1,6 @@
 /** How open commands read in the query API: what each still waits for. */
 import { CommandType } from '@kpm/contracts';
 import type { BootAggregate } from './boot-aggregate';
-import { killCommandType } from './completions';
 import type { KillAggregate } from './kill-aggregate';
 
 /** A command that has started and not completed: what `GET /v1/commands/:id` shows. */
@@ -27,7 +26,7 @@ export function describeOpen(
   }));
   const killing = [...kills].map((k) => ({
     commandId: k.commandId,
-    commandType: killCommandType(k.kind),
+    commandType: k.commandType,
     session: k.session,
     acceptedAt: new Date(k.acceptedAt).toISOString(),
     pending: k.pending,

@@ -4,7 +4,7 @@
  * fact is new and whether it changes the table, and which pod a kill aims at.
  */
 import type { ProcessInstance, ProcessQuery, ProcessTerminated } from '@kpm/contracts';
-import { terminationOf } from './completions';
+import { terminationOf } from './process-table';
 import type { KillTarget } from './kill-aggregate';
 import { PodLineage } from './pod-lineage';
 import { ProcessTable } from './process-table';

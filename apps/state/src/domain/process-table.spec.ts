@@ -1,6 +1,6 @@
 import { instance, podOf, SESSION, terminated, uuidOf } from './__fixtures__/facts';
 import { ProcessTable } from './process-table';
-import { instanceMatcher } from './query-match';
+import { instanceMatcher } from './process-table';
 import type { ProcessQuery, ProcessTerminated } from '@kpm/contracts';
 
 const termination = (name: string, code: number, life = 1) =>

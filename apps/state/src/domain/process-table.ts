@@ -2,11 +2,17 @@
  * The state service's process table (drunc's `process_store`): the latest ProcessInstance per
  * uuid. A restart reuses a uuid with a new pod, so every change names the pod (`podUid`) it is
  * about and a fact about another pod never overwrites the current one.
+ *
+ * Below the table, how its rows read: how facts turn into rows, which rows a query selects, and
+ * the table's order (session, name, uuid).
  */
-import type { ProcessInstance, ProcessQuery, ProcessTerminated } from '@kpm/contracts';
-import { deadInstance, instanceFromTermination, mergeBooted } from './process-view';
-import { instanceMatcher } from './query-match';
-import { compareSortKeys, sortKeyOf } from './ps-pages';
+import {
+  NO_EXIT_CODE,
+  processQueryMatcher,
+  type ProcessInstance,
+  type ProcessQuery,
+  type ProcessTerminated,
+} from '@kpm/contracts';
 
 export class ProcessTable {
   private readonly instances = new Map<string, ProcessInstance>();
@@ -17,6 +23,12 @@ export class ProcessTable {
 
   get(uuid: string): ProcessInstance | undefined {
     return this.instances.get(uuid);
+  }
+
+  /** The current row if it is `instance`'s pod, so a process that died since shows DEAD. */
+  latestOf(instance: ProcessInstance): ProcessInstance {
+    const row = this.instances.get(instance.uuid);
+    return row && row.podUid === instance.podUid ? row : instance;
   }
 
   uuids(): IterableIterator<string> {
@@ -87,4 +99,113 @@ export class ProcessTable {
 /** Session, then name, then uuid: how operators read a table (and how ps pages). */
 export function byName(a: ProcessInstance, b: ProcessInstance): number {
   return compareSortKeys(sortKeyOf(a), sortKeyOf(b));
+}
+
+/** Session, then name, then uuid, as `byName` orders rows. */
+export function compareSortKeys(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const order = a[i].localeCompare(b[i]);
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+export function sortKeyOf(process: ProcessInstance): string[] {
+  const { session, name } = process.description.metadata;
+  return [session, name, process.uuid];
+}
+
+// ---- rows from facts ----------------------------------------------------------------
+
+/**
+ * How facts turn into ProcessInstances: a booted pod is RUNNING, a termination makes it DEAD
+ * with its exit code. A termination whose `process.booted` was never seen (it happened before
+ * the retained history, or arrives first) still yields an instance, with what the watcher knows.
+ */
+
+/** `instance` ended as `termination` says (pod facts from the termination win: it names the pod). */
+export function deadInstance(
+  instance: ProcessInstance,
+  termination: ProcessTerminated,
+): ProcessInstance {
+  return {
+    ...instance,
+    namespace: termination.namespace,
+    podName: termination.podName,
+    podUid: termination.podUid,
+    statusCode: 'DEAD',
+    returnCode: termination.exitCode,
+    reason: termination.reason,
+    terminatedAt: termination.finishedAt ?? termination.observedAt,
+  };
+}
+
+/** The instance a termination alone describes: no command line or environment is known. */
+export function instanceFromTermination(termination: ProcessTerminated): ProcessInstance {
+  const base: ProcessInstance = {
+    uuid: termination.uuid,
+    description: {
+      metadata: {
+        user: termination.user,
+        session: termination.session,
+        name: termination.name,
+      },
+      env: {},
+      executableAndArguments: [],
+    },
+    restriction: { allowedHosts: [] },
+    statusCode: 'RUNNING',
+    namespace: termination.namespace,
+    podName: termination.podName,
+    podUid: termination.podUid,
+    role: 'unknown',
+    bootedAt: termination.startedAt ?? termination.observedAt,
+  };
+  return deadInstance(base, termination);
+}
+
+/** Keeps the death of `current` when a duplicate or late `process.booted` of the same pod arrives. */
+export function mergeBooted(booted: ProcessInstance, current: ProcessInstance): ProcessInstance {
+  if (current.statusCode !== 'DEAD') return booted;
+  return {
+    ...booted,
+    statusCode: 'DEAD',
+    returnCode: current.returnCode,
+    reason: current.reason,
+    terminatedAt: current.terminatedAt,
+  };
+}
+
+/** The termination a DEAD row stands for, when its record is older than the retained history. */
+export function terminationOf(row: ProcessInstance): ProcessTerminated {
+  const { metadata } = row.description;
+  return {
+    uuid: row.uuid,
+    session: metadata.session,
+    name: metadata.name,
+    user: metadata.user,
+    namespace: row.namespace,
+    podName: row.podName,
+    podUid: row.podUid,
+    exitCode: row.returnCode ?? NO_EXIT_CODE,
+    reason: row.reason ?? 'Unknown',
+    phase: 'Unknown',
+    observedAt: row.terminatedAt ?? row.bootedAt,
+    ...(row.terminatedAt ? { finishedAt: row.terminatedAt } : {}),
+    detectedBy: 'reconcile',
+  };
+}
+
+// ---- rows a query selects ------------------------------------------------------------
+
+/**
+ * The contract's ProcessQuery matcher over the process table's rows. An empty query matches
+ * every row: ps and flush read it as "all".
+ */
+
+type InstanceMatcher = (instance: ProcessInstance) => boolean;
+
+export function instanceMatcher(query: ProcessQuery): InstanceMatcher {
+  const matches = processQueryMatcher(query);
+  return (instance) => matches({ uuid: instance.uuid, ...instance.description.metadata });
 }

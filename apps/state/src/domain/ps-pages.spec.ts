@@ -1,6 +1,7 @@
 import { instance } from './__fixtures__/facts';
+import { cursorOf } from './completion-record';
 import { byName } from './process-table';
-import { cursorOf, psPage } from './ps-pages';
+import { psPage } from './ps-pages';
 
 const names = (n: number) => Array.from({ length: n }, (_, i) => `p-${String(i).padStart(5, '0')}`);
 const table = (n: number) =>

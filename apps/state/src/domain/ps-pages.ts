@@ -5,17 +5,12 @@
  * given, so a page never repeats or skips a process that was there on both pages.
  */
 import { LIMITS, type ProcessInstance } from '@kpm/contracts';
+import { compareSortKeys, sortKeyOf } from './process-table';
 
 interface PsPage {
   processes: ProcessInstance[];
   /** More processes follow the page. */
   more: boolean;
-}
-
-/** `<session>/<name>/<uuid>`: where the next page starts. */
-export function cursorOf(process: ProcessInstance): string {
-  const { session, name } = process.description.metadata;
-  return `${session}/${name}/${process.uuid}`;
 }
 
 /** The page of `sorted` (in `byName` order) after `cursor`, at most `limit` long. */
@@ -30,26 +25,13 @@ export function psPage(
 }
 
 /**
- * A cursor's sort key: the session ends at the first "/" (a DNS label has none), the uuid is
- * the last 36 characters, the name (drunc's, which may hold "/") is what lies between.
+ * A cursor's sort key (completion-record.ts's `cursorOf` writes it): the session ends at the
+ * first "/" (a DNS label has none), the uuid is the last 36 characters, the name (drunc's,
+ * which may hold "/") is what lies between.
  */
 function cursorKey(cursor: string): string[] {
   const session = cursor.slice(0, cursor.indexOf('/'));
   return [session, cursor.slice(session.length + 1, -37), cursor.slice(-36)];
-}
-
-/** Session, then name, then uuid, as `byName` orders rows. */
-export function compareSortKeys(a: readonly string[], b: readonly string[]): number {
-  for (let i = 0; i < a.length; i++) {
-    const order = a[i].localeCompare(b[i]);
-    if (order !== 0) return order;
-  }
-  return 0;
-}
-
-export function sortKeyOf(process: ProcessInstance): string[] {
-  const { session, name } = process.description.metadata;
-  return [session, name, process.uuid];
 }
 
 /** Binary search: the index of the first process sorted after `key`. */

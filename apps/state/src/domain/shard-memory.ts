@@ -5,8 +5,11 @@
  */
 import type { ProcessBootFailed, ProcessInstance } from '@kpm/contracts';
 import type { BootAggregate } from './boot-aggregate';
-import { completionEffects, type CompletionInput } from './broadcasts';
-import { bootCompletion, killCompletion } from './completions';
+import { completionEffects } from './broadcasts';
+import type { CompletionReport } from './completion-record';
+import { bootCompletion } from './completion/boot';
+import { killCompletion } from './completion/kill';
+import { restartCompletion } from './completion/restart';
 import type { Effect } from './effects';
 import type { KillAggregate } from './kill-aggregate';
 import { ProcessBook } from './process-book';
@@ -58,7 +61,7 @@ export class ShardMemory {
     return this.live ? build() : [];
   }
 
-  complete(input: Omit<CompletionInput, 'completedAt'>): Effect[] {
+  complete(input: CompletionReport): Effect[] {
     this.answered(input.commandId);
     // Completions are published in a replay too: if the replay finds one due, it was never written.
     return completionEffects({ ...input, completedAt: this.now() });
@@ -75,12 +78,17 @@ export class ShardMemory {
     this.early.delete(commandId);
   }
 
+  /** Completes the boot if its rule says it is complete (completion/boot.ts). */
   settleBoot(boot: BootAggregate): Effect[] {
-    return boot.done ? this.complete(bootCompletion(boot, this.book.table)) : [];
+    const report = bootCompletion(boot, this.book.table);
+    return report ? this.complete(report) : [];
   }
 
+  /** Completes the kill, terminate or restart if its rule says so (completion/kill.ts, restart.ts). */
   settleKill(kill: KillAggregate): Effect[] {
-    return kill.done ? this.complete(killCompletion(kill, this.book.table)) : [];
+    const rule = kill.kind === 'restart' ? restartCompletion : killCompletion;
+    const report = rule(kill, this.book.table);
+    return report ? this.complete(report) : [];
   }
 
   /**

@@ -9,7 +9,8 @@
  * except completions the replay finds due that were never published.
  *
  * Each kind of fact has its step: boot-progress, kill-progress, table-commands and
- * answered-commands; shard-memory holds what they share.
+ * answered-commands; shard-memory holds what they share. When a boot, kill, terminate or
+ * restart completes, and with what, is one file each under completion/.
  */
 import { CommandType, ProcessEventType, TerminationType, type KpmEvent } from '@kpm/contracts';
 import {
