@@ -3,12 +3,13 @@
  * files; each library imports only the libraries on the floors below it; no library reaches into
  * an app and no app into another. A failure names each file and import that breaks a rule.
  */
-import { circles, readImportGraph, roomOf } from './import-graph';
+import { circles, floors, readImportGraph, roomOf } from './import-graph';
 
 /** The libraries' floors: a library may import those on lower floors only. */
 const LIBRARY_FLOORS: Record<string, number> = {
   common: 0,
   contracts: 1,
+  tracing: 1,
   config: 2,
   kube: 2,
   kafka: 2,
@@ -75,4 +76,31 @@ it('keeps each room to itself: no library reaches into an app, no app into anoth
       .map((target) => `${f.path} imports ${target}`),
   );
   expect(breaks).toEqual([]);
+});
+
+/** Folders whose files must stay within a number of import floors (a flow one can follow). */
+const FLOOR_CEILINGS: Array<[folder: string, most: number]> = [
+  // The exactly-once core: state-shard → its steps → shard-memory → the rules → the aggregates.
+  ['apps/state/src/domain/', 5],
+];
+
+it.each(FLOOR_CEILINGS)('keeps %s within %i import floors', (folder, most) => {
+  const inside = files.filter((f) => f.path.startsWith(folder));
+  expect(inside.length).toBeGreaterThan(0);
+  const edges = new Map(inside.map((f) => [f.path, f.imports.filter((i) => i.startsWith(folder))]));
+  const floorOf = floors(edges);
+  const highest = Math.max(...floorOf.values());
+  const top = [...floorOf].filter(([, floor]) => floor === highest).map(([path]) => path);
+  // On failure: the files on the highest floor, where the chain ends.
+  expect(highest > most ? { highest, top } : {}).toEqual({});
+});
+
+it('counts floors as the longest chain of imports (the counter itself)', () => {
+  const edges = new Map<string, string[]>([
+    ['shard', ['memory', 'rule']],
+    ['memory', ['rule']],
+    ['rule', ['aggregate']],
+    ['aggregate', []],
+  ]);
+  expect(Object.fromEntries(floors(edges))).toEqual({ aggregate: 1, rule: 2, memory: 3, shard: 4 });
 });
