@@ -1,4 +1,5 @@
 import { errorText } from '@kpm/common';
+import { inSpan, SpanKind, startTracing } from '@kpm/tracing';
 import { Command, CommanderError } from 'commander';
 import { registerBootCommand } from './commands/boot.command';
 import { registerDemoCommand } from './commands/demo.command';
@@ -56,7 +57,11 @@ Start here: npm run demo`,
 
 export async function runCli(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv, { from: 'user' });
+    // One span per command when tracing is on: the commands it sends carry its traceparent.
+    const command = argv.find((arg) => !arg.startsWith('-')) ?? 'help';
+    await inSpan(`kpm ${command}`, { kind: SpanKind.CLIENT }, () =>
+      buildProgram().parseAsync(argv, { from: 'user' }),
+    );
     return ExitCode.done;
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -74,7 +79,10 @@ export async function runCli(argv: string[]): Promise<number> {
 /** The process entry: runs the CLI and exits with its code once its output has drained. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<never> {
   tolerateClosedReaders();
-  return exitWhenDrained(await runCli(argv));
+  const tracing = startTracing('cli');
+  const code = await runCli(argv);
+  await tracing.shutdown();
+  return exitWhenDrained(code);
 }
 
 if (require.main === module) void main();

@@ -9,10 +9,11 @@ import { GrpcMethod, RpcException } from '@nestjs/microservices';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import { KpmSettings } from '@kpm/config';
 import { answerBy } from './calls/answer-by';
+import { inRpcSpan } from './calls/rpc-span';
 import { DruncProcessManager } from './drunc-process-manager';
 import { GatewayError } from './errors/gateway-error';
 import { DruncServerMessages } from './server-messages/server-messages';
-import { DRUNC_SERVICE } from './wire/proto-files';
+import { DRUNC_SERVICE, DRUNC_SERVICE_PATH } from './wire/proto-files';
 import { serverError } from './wire/rich-status';
 import type {
   BootRequest,
@@ -93,7 +94,11 @@ export class ProcessManagerController {
     return answerBy(call, this.settings.gateway);
   }
 
-  private async answer<T>(rpc: string, work: () => Promise<T>): Promise<T> {
+  private answer<T>(rpc: string, work: () => Promise<T>): Promise<T> {
+    return inRpcSpan(DRUNC_SERVICE_PATH, rpc, () => this.answered(rpc, work));
+  }
+
+  private async answered<T>(rpc: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {

@@ -1,4 +1,5 @@
 import { Batcher, retry, type BackoffPolicy, type Clock } from '@kpm/common';
+import { markSpan, SpanKind } from '@kpm/tracing';
 import type { Termination } from './termination';
 
 interface PublisherOptions {
@@ -38,7 +39,10 @@ export class TerminationPublisher {
           clock,
           onRetry: (error, attempt) => listener.failed?.(error, attempt),
         }),
-      onSent: (batch) => listener.published(batch),
+      onSent: (batch) => {
+        for (const termination of batch) markPublished(termination);
+        listener.published(batch);
+      },
     });
   }
 
@@ -55,4 +59,23 @@ export class TerminationPublisher {
     this.stopper.abort();
     await this.batcher.stop();
   }
+}
+
+/** A termination, a span in the trace of the command that booted its pod: seen to acknowledged. */
+function markPublished({ identity, verdict, detectedBy, observedAt }: Termination): void {
+  markSpan('publish termination', {
+    kind: SpanKind.PRODUCER,
+    parent: identity.traceparent,
+    startTime: new Date(observedAt),
+    attributes: {
+      'kpm.session': identity.session,
+      'kpm.process': identity.name,
+      'kpm.uuid': identity.uuid,
+      'k8s.pod.name': identity.podName,
+      'k8s.pod.uid': identity.podUid,
+      'kpm.exit_code': verdict.exitCode,
+      'kpm.reason': verdict.reason,
+      'kpm.detected_by': detectedBy,
+    },
+  });
 }

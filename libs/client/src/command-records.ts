@@ -5,6 +5,7 @@
  */
 import {
   buildEvent,
+  currentTraceparent,
   encodeEvent,
   MAX_RECORD_BYTES,
   typeEntry,
@@ -14,6 +15,7 @@ import {
   type EventDataMap,
   type KpmEvent,
 } from '@kpm/contracts';
+import { activeTraceparent } from '@kpm/tracing';
 import { InvalidCommandError } from './errors';
 
 /**
@@ -57,6 +59,9 @@ export function commandRecord<K extends CommandType>(
     source: input.source,
     subject: session,
     data,
+    // The trace the caller runs in; else the span the caller's tracing has open (the CLI's
+    // command, the gateway's RPC): kpm's services then trace the command inside it.
+    traceparent: currentTraceparent() ?? activeTraceparent(),
   });
   const record = encodeEvent(event as KpmEvent);
   if (record.value.length > MAX_RECORD_BYTES) {

@@ -1,7 +1,13 @@
 import { buildEvent } from './build';
 import { CommandType } from './event-types';
 import { EXAMPLE_EVENTS } from './examples';
-import { currentTraceparent, traceIdOf, traceparentOf, withTrace } from './trace-context';
+import {
+  currentTraceparent,
+  recordTraceparent,
+  traceIdOf,
+  traceparentOf,
+  withTrace,
+} from './trace-context';
 
 const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 const ps = EXAMPLE_EVENTS[CommandType.ps];
@@ -43,5 +49,20 @@ describe('trace context', () => {
 
   it('names the trace id', () => {
     expect(traceIdOf(traceparent)).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+  });
+});
+
+describe('recordTraceparent', () => {
+  const json = (value: object) => Buffer.from(JSON.stringify(value));
+  it.each([
+    ['a structured event', json({ id: 'x', traceparent }), {}, traceparent],
+    ['a structured event without one', json({ id: 'x' }), {}, undefined],
+    ['a malformed one', json({ traceparent: 'x' }), {}, undefined],
+    ['a binary-mode header', Buffer.from('{}'), { ce_traceparent: traceparent }, traceparent],
+    ['a malformed header', json({ traceparent }), { ce_traceparent: 'nope' }, undefined],
+    ['a value that is not JSON', Buffer.from('not json'), {}, undefined],
+    ['a tombstone', null, {}, undefined],
+  ])('reads %s', (_what, value, headers, expected) => {
+    expect(recordTraceparent(value, headers)).toBe(expected);
   });
 });

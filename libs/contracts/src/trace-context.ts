@@ -48,3 +48,22 @@ export function traceparentOf(event: object | undefined): string | undefined {
 export function traceIdOf(traceparent: string): string {
   return traceparent.split('-')[1];
 }
+
+/**
+ * A Kafka record's `traceparent`: the `ce_traceparent` header of a binary-mode record, else the
+ * extension of the structured event in its value; undefined when it carries none (or is not
+ * JSON). For tracing, which reads it only when on: it parses the value.
+ */
+export function recordTraceparent(
+  value: Buffer | null,
+  headers: Record<string, string> = {},
+): string | undefined {
+  const header = headers.ce_traceparent;
+  if (header !== undefined) return TRACEPARENT.test(header) ? header : undefined;
+  if (value === null) return undefined;
+  try {
+    return traceparentOf(JSON.parse(value.toString('utf8')) as object);
+  } catch {
+    return undefined;
+  }
+}

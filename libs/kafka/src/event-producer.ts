@@ -1,4 +1,5 @@
 import { CompressionTypes, type Producer } from 'kafkajs';
+import { inSpan, SpanKind } from '@kpm/tracing';
 import type { KafkaClient } from './kafka-client';
 
 /** A record ready for Kafka: the key is the session (or process uuid on kpm.processes). */
@@ -34,16 +35,18 @@ export class EventProducer {
 
   async send(topic: string, records: readonly OutboundRecord[]): Promise<void> {
     if (records.length === 0) return;
-    await this.producer.send({
-      topic,
-      acks: -1,
-      compression: CompressionTypes.None,
-      messages: records.map((record) => ({
-        key: record.key,
-        value: record.value,
-        headers: record.headers,
-      })),
-    });
+    await inSpan(`send ${topic}`, produceSpan([topic], records.length), () =>
+      this.producer.send({
+        topic,
+        acks: -1,
+        compression: CompressionTypes.None,
+        messages: records.map((record) => ({
+          key: record.key,
+          value: record.value,
+          headers: record.headers,
+        })),
+      }),
+    );
   }
 
   /** Several topics in one request; still all-or-error from the caller's point of view. */
@@ -61,7 +64,11 @@ export class EventProducer {
         })),
       }));
     if (topicMessages.length === 0) return;
-    await this.producer.sendBatch({ acks: -1, topicMessages });
+    const topics = topicMessages.map((t) => t.topic);
+    const count = topicMessages.reduce((n, t) => n + t.messages.length, 0);
+    await inSpan(`send ${topics.join(',')}`, produceSpan(topics, count), () =>
+      this.producer.sendBatch({ acks: -1, topicMessages }),
+    );
   }
 
   async disconnect(): Promise<void> {
@@ -69,4 +76,17 @@ export class EventProducer {
     this.connected = false;
     await this.producer.disconnect();
   }
+}
+
+/** A produce's span: OpenTelemetry's messaging attributes. */
+function produceSpan(topics: readonly string[], count: number) {
+  return {
+    kind: SpanKind.PRODUCER,
+    attributes: {
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'send',
+      'messaging.destination.name': topics.join(','),
+      'messaging.batch.message_count': count,
+    },
+  };
 }

@@ -17,6 +17,7 @@
  */
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { errorText as message, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
+import { inSpans, SpanKind, tracingEnabled } from '@kpm/tracing';
 import { CoPartitionedAssigner } from './co-partitioned-assigner';
 import { fetchCommittedOffsets } from './committed-offsets';
 import type { RunnerLogger } from './consumer-runner';
@@ -46,6 +47,11 @@ export interface TransactionalRunnerOptions {
   onReadiness?: (ready: boolean, detail: string) => void;
   /** When the handler's wakes are due (default: the system clock). */
   clock?: Clock;
+  /**
+   * A record's creation context (its `traceparent`), read only while tracing is on: each
+   * transaction is a span in the trace of every command its batch carries.
+   */
+  traceOf?: (record: InboundRecord) => string | undefined;
 }
 
 /** Why p's last transaction failed, and the input batch it carried, if any (not a timer's). */
@@ -217,9 +223,11 @@ export class TransactionalRunner {
       throw new PartitionReset(p, 'its state was restored again; the batch is fetched again');
     }
     try {
-      const outputs = this.options.handler.process(p, records);
       const nextOffset = (BigInt(lastOffset) + 1n).toString();
-      await owner.commit(this.options.groupId, outputs, { topic, offset: nextOffset });
+      await inSpans('transaction', this.tracesOf(records), transactionSpan(p, records), () => {
+        const outputs = this.options.handler.process(p, records);
+        return owner.commit(this.options.groupId, outputs, { topic, offset: nextOffset });
+      });
       owner.next.set(topic, BigInt(nextOffset));
       payload.resolveOffset(lastOffset);
       if (this.failing.delete(p)) this.report();
@@ -229,6 +237,11 @@ export class TransactionalRunner {
       // Retriable: kafkajs fetches the batch again from the last committed offset.
       throw new PartitionReset(p, error);
     }
+  }
+
+  private tracesOf(records: readonly InboundRecord[]): (string | undefined)[] {
+    const { traceOf } = this.options;
+    return traceOf && tracingEnabled() ? records.map(traceOf) : [];
   }
 
   /** Sets p's next wake from the handler: its own work, run when due in p's transaction order. */
@@ -330,4 +343,19 @@ export class TransactionalRunner {
     });
     this.options.onReadiness?.(ready, detail);
   }
+}
+
+/** A transaction's span: the partition and the batch it applies. */
+function transactionSpan(partition: number, records: readonly InboundRecord[]) {
+  return {
+    kind: SpanKind.CONSUMER,
+    attributes: {
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': records[0].topic,
+      'messaging.destination.partition.id': String(partition),
+      'messaging.batch.message_count': records.length,
+      'messaging.kafka.offset': Number(records[0].offset),
+    },
+  };
 }

@@ -9,3 +9,4 @@ export * from './service-kit.module';
 export * from './tokens';
 export * from './kpm-logger';
 export * from './http-auth';
+export * from './tracing-lifecycle';

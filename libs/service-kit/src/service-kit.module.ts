@@ -10,6 +10,7 @@ import {
   type KafkaClient,
 } from '@kpm/kafka';
 import { Broadcaster } from './broadcaster';
+import { TracingLifecycle } from './tracing-lifecycle';
 import { HealthController } from './health.controller';
 import { BearerAuthenticator, HttpAuthGuard } from './http-auth';
 import { KafkaLifecycle } from './kafka-lifecycle';
@@ -56,6 +57,7 @@ export class ServiceKitModule {
         Readiness,
         Broadcaster,
         KafkaLifecycle,
+        TracingLifecycle,
         ...httpAuthProviders(settings),
       ],
       exports: [

@@ -13,6 +13,7 @@ import type {
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { Logger } from '@nestjs/common';
+import { inRpcSpan } from '../calls/rpc-span';
 import type { DruncProcessManager } from '../drunc-process-manager';
 import { ResponseFlag } from '../wire/drunc-messages';
 import { EnvelopedProcessManager } from './enveloped-process-manager';
@@ -28,6 +29,8 @@ export interface EnvelopedOptions {
 }
 
 type Unary = handleUnaryCall<EnvelopedRequest, EnvelopedResponse>;
+const ENVELOPED_PROCESS_MANAGER = 'dunedaq.druncschema.ProcessManager';
+const ENVELOPED_SESSION_MANAGER = 'dunedaq.druncschema.SessionManager';
 const logger = new Logger('drunc-gateway');
 
 export function addEnvelopedServices(
@@ -43,9 +46,10 @@ export function addEnvelopedServices(
     (
       rpc: string,
       work: (request: EnvelopedRequest, answerByMs: number) => Promise<EnvelopedResponse>,
+      service = ENVELOPED_PROCESS_MANAGER,
     ): Unary =>
     (call, callback) => {
-      work(call.request, options.answerBy(call)).then(
+      inRpcSpan(service, rpc, () => work(call.request, options.answerBy(call))).then(
         (response) => {
           if (response.flag !== ResponseFlag.EXECUTED_SUCCESSFULLY)
             logger.warn(`enveloped ${rpc}: flag ${ResponseFlag[response.flag]}`);
@@ -72,14 +76,20 @@ export function addEnvelopedServices(
     ps: unary('ps', (r) => era.ps(r)),
     logs,
   };
+  const session = (
+    rpc: string,
+    work: (request: EnvelopedRequest) => Promise<EnvelopedResponse>,
+  ): Unary => unary(rpc, work, ENVELOPED_SESSION_MANAGER);
   const sessionManager: UntypedServiceImplementation = {
-    describe: unary('describe', () => Promise.resolve(sessions.describe())),
-    list_all_sessions: unary('list_all_sessions', (r) => sessions.list_all_sessions(r)),
-    list_all_configs: unary('list_all_configs', () => Promise.resolve(sessions.list_all_configs())),
+    describe: session('describe', () => Promise.resolve(sessions.describe())),
+    list_all_sessions: session('list_all_sessions', (r) => sessions.list_all_sessions(r)),
+    list_all_configs: session('list_all_configs', () =>
+      Promise.resolve(sessions.list_all_configs()),
+    ),
     ...Object.fromEntries(
       NOT_IMPLEMENTED_SESSION_RPCS.map((rpc) => [
         rpc,
-        unary(rpc, (r) => Promise.resolve(sessions.notImplemented(rpc, r))),
+        session(rpc, (r) => Promise.resolve(sessions.notImplemented(rpc, r))),
       ]),
     ),
   };

@@ -1,8 +1,10 @@
 /**
  * What a shard's effects become: Kafka records (effect-records.ts), each carrying its command's
- * trace, else the trace of the record that caused it (docs/design.md §3.4), counted in the metrics.
+ * trace, else the trace of the record that caused it (docs/design.md §3.4), counted in the metrics;
+ * a completion is also a span in its command's trace when tracing is on.
  */
-import { withTrace } from '@kpm/contracts';
+import { commandName, withTrace, type CommandCompleted } from '@kpm/contracts';
+import { markSpan } from '@kpm/tracing';
 import type { TransactionalRecord } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import type { FeedRecords } from '../feeds/feed-records';
@@ -51,11 +53,11 @@ export class ShardOutput {
     effects: readonly Effect[],
     cause: string | undefined,
   ): TransactionalRecord[] {
-    return effects.flatMap((effect) =>
-      withTrace(this.traces.traceOf(partition, effect, cause), () =>
-        this.encoded(partition, [effect]),
-      ),
-    );
+    return effects.flatMap((effect) => {
+      const trace = this.traces.traceOf(partition, effect, cause);
+      if (effect.kind === 'completion') markCompletion(effect.completion, trace);
+      return withTrace(trace, () => this.encoded(partition, [effect]));
+    });
   }
 
   private encoded(partition: number, effects: readonly Effect[]): TransactionalRecord[] {
@@ -66,4 +68,19 @@ export class ShardOutput {
   private feedsOf(effects: readonly Effect[]): TransactionalRecord[] {
     return this.feeds ? this.feeds.encode(effects) : [];
   }
+}
+
+/** The completion, a span in its command's trace: where the command's time ends. */
+function markCompletion(completion: CommandCompleted, trace: string | undefined): void {
+  markSpan(`complete ${commandName(completion.commandType)}`, {
+    parent: trace,
+    attributes: {
+      'kpm.command.id': completion.commandId,
+      'kpm.command.type': completion.commandType,
+      'kpm.command.status': completion.status,
+      'kpm.session': completion.session,
+      'kpm.processes': completion.processes.length,
+      ...(completion.durationMs === undefined ? {} : { 'kpm.duration_ms': completion.durationMs }),
+    },
+  });
 }

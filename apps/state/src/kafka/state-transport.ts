@@ -5,6 +5,7 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { KpmSettings } from '@kpm/config';
+import { recordTraceparent } from '@kpm/contracts';
 import { TransactionalRunner, type KafkaClient } from '@kpm/kafka';
 import type { Readiness } from '@kpm/service-kit';
 import type { StateCoordinator } from './state-coordinator';
@@ -35,6 +36,7 @@ export class StateTransport extends Server implements CustomTransportStrategy {
       sessionTimeoutMs: this.settings.state.sessionTimeoutMs,
       logger: this.logger,
       onReadiness: (ready, detail) => this.readiness.set('kafka-consumer', ready, detail),
+      traceOf: (record) => recordTraceparent(record.value, record.headers),
     });
     this.runner.start().then(
       () => callback(),

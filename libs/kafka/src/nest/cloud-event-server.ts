@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { KafkaClient } from '../kafka-client';
 import { isObservable, lastValueFrom } from 'rxjs';
-import { parseRecord, type FieldError } from '@kpm/contracts';
+import { parseRecord, traceparentOf, type FieldError } from '@kpm/contracts';
+import { inSpan, SpanKind } from '@kpm/tracing';
 import { ConsumerRunner, type ConsumerRunnerOptions, type RecordContext } from '../consumer-runner';
 import type { ConsumerHealthReport } from '../consumer-health';
 import type { DeadLetterSink } from '../dead-letter-sink';
@@ -143,7 +144,24 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
     if (parsed.ok) {
       const handler = this.getHandlerByPattern(parsed.event.type);
       if (!handler) return; // a type this service does not act on: acknowledged and skipped
-      return this.run(handler(parsed.event, rpcContext));
+      const { event } = parsed;
+      return inSpan(
+        `process ${event.type}`,
+        {
+          kind: SpanKind.CONSUMER,
+          parent: traceparentOf(event),
+          attributes: {
+            'messaging.system': 'kafka',
+            'messaging.operation.type': 'process',
+            'messaging.destination.name': record.topic,
+            'messaging.destination.partition.id': String(record.partition),
+            'messaging.kafka.offset': Number(record.offset),
+            'messaging.message.id': event.id,
+            'kpm.session': event.subject ?? '',
+          },
+        },
+        () => this.run(handler(event, rpcContext)),
+      );
     }
     if (parsed.kind === 'not-a-cloudevent') throw new PoisonRecordError(parsed.reason);
     const invalidHandler = this.getHandlerByPattern(INVALID_EVENT);

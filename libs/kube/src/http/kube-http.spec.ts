@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createKubeApis } from '../kube-client';
 import { classifyKubeError, failureOf } from '../kube-errors';
 import { PatchType } from './kube-core-api';
-import { httpCall, kubeCall } from './kube-http';
+import { httpCall, kubeCall, resourceOf } from './kube-http';
 
 /** A kubeconfig for `server` with a bearer token, written to a fresh directory. */
 function kubeconfig(server: string, user: Record<string, unknown> = { token: 't0k' }): string {
@@ -304,5 +304,20 @@ describe('KubeHttp timeouts', () => {
       name: 'TimeoutError',
       message: `timeout after 200 ms: GET ${url}`,
     });
+  });
+});
+
+describe('resourceOf: a span names the kind of object, never its name', () => {
+  it.each([
+    ['/api/v1/namespaces', 'namespaces'],
+    ['/api/v1/namespaces/s1', 'namespaces'],
+    ['/api/v1/namespaces/s1/pods', 'pods'],
+    ['/api/v1/namespaces/s1/pods/p1', 'pods'],
+    ['/api/v1/namespaces/s1/pods/p1/log?tailLines=5', 'pods/log'],
+    ['/api/v1/nodes/n1', 'nodes'],
+    ['/apis/coordination.k8s.io/v1/namespaces/default/leases/kpm-watcher', 'leases'],
+    ['/api', 'api'],
+  ])('%s → %s', (path, resource) => {
+    expect(resourceOf(path)).toBe(resource);
   });
 });

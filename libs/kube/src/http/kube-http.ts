@@ -13,6 +13,7 @@
  */
 import http, { type Agent, type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { inSpan, SpanKind } from '@kpm/tracing';
 import {
   loadKubeConnection,
   type DelegatedKubeconfig,
@@ -159,18 +160,26 @@ export class KubeHttp {
     return new KubeHttp(loadKubeConnection(path), timeoutMs);
   }
 
-  async request<T>(method: string, path: string, request: KubeRequest = {}): Promise<T> {
-    const { target, authorization, agent } = await this.prepare(path, request.query);
-    const { status, body } = await httpCall(target, {
-      method,
-      body: request.body,
-      contentType: request.contentType,
-      authorization,
-      agent,
-      timeoutMs: this.timeoutMs,
-    });
-    if (status < 200 || status >= 300) throw new KubeApiError(status, body);
-    return (request.text ? body : JSON.parse(body)) as T;
+  /** One call, a span of its own when tracing is on (`kube <METHOD> <resource>`). */
+  request<T>(method: string, path: string, request: KubeRequest = {}): Promise<T> {
+    return inSpan(
+      `kube ${method} ${resourceOf(path)}`,
+      { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.path': path } },
+      async (span) => {
+        const { target, authorization, agent } = await this.prepare(path, request.query);
+        const { status, body } = await httpCall(target, {
+          method,
+          body: request.body,
+          contentType: request.contentType,
+          authorization,
+          agent,
+          timeoutMs: this.timeoutMs,
+        });
+        span?.setAttribute('http.response.status_code', status);
+        if (status < 200 || status >= 300) throw new KubeApiError(status, body);
+        return (request.text ? body : JSON.parse(body)) as T;
+      },
+    );
   }
 
   /** A streaming GET (a watch): the response once its headers arrived, whatever its status. */
@@ -253,4 +262,18 @@ async function delegated(source: DelegatedKubeconfig): Promise<KubeConnection> {
       return typeof value === 'string' ? value : undefined;
     },
   };
+}
+
+/**
+ * The kind of object a path names, for a span's name without names in it:
+ * `/api/v1/namespaces/s1/pods/p1/log` → `pods/log`, `/api/v1/nodes` → `nodes`.
+ */
+export function resourceOf(path: string): string {
+  const parts = path.split('?')[0].split('/').filter(Boolean);
+  // /api/v1/… or /apis/<group>/<version>/…; then namespaces/<ns>/ when namespaced
+  let rest = parts[0] === 'api' ? parts.slice(2) : parts.slice(3);
+  if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
+  const [resource, , subresource] = rest;
+  if (!resource) return parts.join('/') || '/';
+  return subresource ? `${resource}/${subresource}` : resource;
 }

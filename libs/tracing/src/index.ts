@@ -1,0 +1,2 @@
+export * from './spans';
+export * from './tracing';
