@@ -9,3 +9,4 @@ export * from './service-kit.module';
 export * from './tokens';
 export * from './kpm-logger';
 export * from './http-auth';
+export { logEvent, type LogEvent, type LogFields } from '@kpm/common';
