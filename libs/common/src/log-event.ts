@@ -27,5 +27,6 @@ export interface LogEvent extends LogFields {
 
 /** A log call's argument: `logger.warn(logEvent('shard.restore_failed', { partition, error }))`. */
 export function logEvent(event: string, fields: LogFields = {}): LogEvent {
-  return { ...fields, message: event, event };
+  // The name first when the record is read as JSON, and no field can overwrite it.
+  return { message: event, event, ...fields, ...{ message: event, event } };
 }
