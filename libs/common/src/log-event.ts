@@ -28,5 +28,8 @@ export interface LogEvent extends LogFields {
 /** A log call's argument: `logger.warn(logEvent('shard.restore_failed', { partition, error }))`. */
 export function logEvent(event: string, fields: LogFields = {}): LogEvent {
   // The name first when the record is read as JSON, and no field can overwrite it.
-  return { message: event, event, ...fields, ...{ message: event, event } };
+  const record: LogEvent = { message: event, event, ...fields };
+  record.message = event;
+  record.event = event;
+  return record;
 }
