@@ -3,6 +3,10 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+/** A call of one of a logger's level methods (Nest's names and pino's). */
+const LOG_CALL =
+  "[callee.type='MemberExpression'][callee.property.name=/^(log|warn|error|debug|verbose|fatal)$/]";
+
 export default tseslint.config(
   {
     ignores: [
@@ -54,6 +58,27 @@ export default tseslint.config(
         'error',
         {
           paths: [{ name: 'kafkajs', message: 'Use @kpm/kafka: kafkajs stays inside libs/kafka.' }],
+        },
+      ],
+    },
+  },
+  {
+    // A log call is an event and its fields, `logger.warn(logEvent('shard.restore_failed', {…}))`,
+    // never data baked into prose (docs/operations.md §7.5). The CLI's output to its user is not a
+    // service log; scripts print to the console.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['apps/cli/**', '**/*.spec.ts', '**/__fixtures__/**', 'libs/*/scripts/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `CallExpression${LOG_CALL}:not([callee.object.name='console']):matches([arguments.0.type='TemplateLiteral'], [arguments.0.type='BinaryExpression'][arguments.0.operator='+'])`,
+          message:
+            "Log an event and its fields: logger.warn(logEvent('topic.thing_failed', { topic, error })), no text built from data.",
+        },
+        {
+          selector: `CallExpression${LOG_CALL}:matches([callee.object.name=/logger$/i], [callee.object.property.name=/logger$/i], [callee.object.callee.name='Logger'])[arguments.0.type='Literal']`,
+          message: "Log an event and its fields: logger.log(logEvent('lease.lost', { lease })).",
         },
       ],
     },

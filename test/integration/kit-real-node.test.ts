@@ -332,7 +332,14 @@ it('records a process that ends while its watcher pod is being replaced', async 
   expect(killed.completion?.processes.map((p) => p.returnCode)).toEqual([4]);
   const replacement = await servicePod('watcher');
   expect(replacement.metadata!.name).not.toBe(victim.metadata!.name);
-  expect(podLogs('watcher')).toContain('leading (Lease kpm-system/kpm-watcher)');
+  expect(
+    podLogs('watcher')
+      .split('\n')
+      .some(
+        (line) =>
+          line.includes('"event":"lease.leading"') && line.includes('"lease":"kpm-watcher"'),
+      ),
+  ).toBe(true);
   const terminated = await client.terminate({ session: name, user: 'alice' }, { wait: true });
   expect(terminated.completion?.status).toBe('succeeded');
 });

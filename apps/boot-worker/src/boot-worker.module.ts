@@ -1,7 +1,7 @@
 import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { systemClock } from '@kpm/common';
 import { topicName } from '@kpm/contracts';
-import { druncConfigurationLines, type KpmSettings } from '@kpm/config';
+import { druncConfigurationEvents, type KpmSettings } from '@kpm/config';
 import {
   commandRoute,
   consumerGroupId,
@@ -41,7 +41,7 @@ export class BootWorkerModule {
             const logger = new Logger('BootWorker');
             void logManagedSessions(cluster.namespaces, logger);
             // drunc's loader warns of what it discards; kpm says what each drunc key does.
-            for (const line of druncConfigurationLines()) logger.log(line);
+            for (const event of druncConfigurationEvents()) logger.log(event);
             const topic = topicName('process-events', settings.kafka.topicPrefix);
             const sink: FactSink = { send: (records) => producer.send(topic, records) };
             return createHandlers(settings, {

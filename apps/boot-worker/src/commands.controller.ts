@@ -11,6 +11,7 @@ import {
   type FieldError,
   type KpmEvent,
 } from '@kpm/contracts';
+import { errorText, logEvent } from '@kpm/common';
 import { KpmSettings } from '@kpm/config';
 import { EventProducer } from '@kpm/kafka';
 import { INVALID_EVENT, KafkaEventContext, type InvalidEvent } from '@kpm/kafka/nest';
@@ -135,7 +136,14 @@ export class CommandsController {
         data: { commandId: command.id, commandType: command.type },
       })
       .catch((broadcastError: unknown) =>
-        this.logger.warn(`UNHANDLED_EXCEPTION_RAISED not sent: ${String(broadcastError)}`),
+        this.logger.warn(
+          logEvent('broadcast.failed', {
+            broadcastType: 'UNHANDLED_EXCEPTION_RAISED',
+            session: command.subject,
+            commandId: command.id,
+            error: errorText(broadcastError),
+          }),
+        ),
       );
   }
 
@@ -143,8 +151,15 @@ export class CommandsController {
     const { service, instance, kafka } = this.settings;
     const details = errors.map(({ path, message }) => ({ path, message }));
     const rejected = commandRejectedRecord(refused, details, eventSource(service, instance));
-    const why = details.map((e) => `${e.path} ${e.message}`).join('; ');
-    this.logger.warn(`rejected command ${refused.id ?? '(no id)'}: ${why}`);
+    this.logger.warn(
+      logEvent('command.rejected', {
+        commandId: refused.id,
+        commandType: refused.type,
+        session: refused.subject,
+        at: refused.coordinates,
+        errors: details,
+      }),
+    );
     await this.producer.send(topicName('process-events', kafka.topicPrefix), [rejected]);
   }
 }

@@ -12,8 +12,16 @@ describe('managed sessions at start', () => {
   it('logs the list, and a failed list as a warning', async () => {
     const logger = { log: jest.fn(), warn: jest.fn() };
     await logManagedSessions({ listOurs: () => Promise.resolve(['run-7']) }, logger);
-    expect(logger.log).toHaveBeenCalledWith('Active namespaces created by kpm:\n - run-7');
+    expect(logger.log).toHaveBeenCalledWith(
+      expect.objectContaining({
+        event: 'sessions.managed',
+        sessions: ['run-7'],
+        drunc: 'Active namespaces created by kpm:\n - run-7',
+      }),
+    );
     await logManagedSessions({ listOurs: () => Promise.reject(new Error('403')) }, logger);
-    expect(logger.warn).toHaveBeenCalledWith(expect.stringMatching(/could not list .*403/));
+    expect(logger.warn).toHaveBeenCalledWith(
+      expect.objectContaining({ event: 'sessions.list_failed', error: '403' }),
+    );
   });
 });

@@ -2,6 +2,7 @@
  * At start, the session namespaces kpm manages, logged as drunc's K8sProcessManager logs them, so
  * an operator sees what a previous run left behind.
  */
+import { errorText, logEvent, type LogEvent } from '@kpm/common';
 import type { NamespaceGateway } from '@kpm/kube';
 
 /** drunc's text, with kpm as the creator. */
@@ -11,14 +12,18 @@ export function managedSessionsText(names: readonly string[]): string {
     : 'No active namespace created by kpm';
 }
 
-/** Logs the managed namespaces; a failure to list them is logged too, never fatal. */
+/**
+ * Logs the managed namespaces (`sessions` as a field, drunc's words as `drunc`); a failure to list
+ * them is logged too, never fatal.
+ */
 export async function logManagedSessions(
   namespaces: Pick<NamespaceGateway, 'listOurs'>,
-  logger: { log(message: string): void; warn(message: string): void },
+  logger: { log(entry: LogEvent): void; warn(entry: LogEvent): void },
 ): Promise<void> {
   try {
-    logger.log(managedSessionsText(await namespaces.listOurs()));
+    const sessions = await namespaces.listOurs();
+    logger.log(logEvent('sessions.managed', { sessions, drunc: managedSessionsText(sessions) }));
   } catch (error) {
-    logger.warn(`could not list the namespaces kpm manages: ${String(error)}`);
+    logger.warn(logEvent('sessions.list_failed', { error: errorText(error) }));
   }
 }

@@ -4,6 +4,7 @@
  * less a margin), and turns a refusal into drunc's rich status. What newer clients tell the
  * server (send_msg, log_on_server, echo_on_server) goes to DruncServerMessages.
  */
+import { errorText, logEvent } from '@kpm/common';
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { GrpcMethod, RpcException } from '@nestjs/microservices';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
@@ -103,10 +104,11 @@ export class ProcessManagerController {
       return await work();
     } catch (error) {
       if (error instanceof GatewayError) {
-        this.logger.warn(`${rpc}: ${error.message}`);
+        this.logger.warn(logEvent('rpc.refused', { rpc, error: error.message }));
         throw new RpcException(serverError(error.rich));
       }
-      this.logger.error(`${rpc}: ${(error as Error).stack ?? String(error)}`);
+      const { stack } = error instanceof Error ? error : {};
+      this.logger.error(logEvent('rpc.failed', { rpc, error: errorText(error), stack }));
       throw new RpcException(
         serverError({
           code: 13,

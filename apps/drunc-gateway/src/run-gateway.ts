@@ -3,6 +3,7 @@
  * ProcessManager (both wire eras) and the enveloped era's SessionManager on Nest's gRPC transport at `grpc://<gateway.host>:<gateway.port>`, with the
  * keepalive pings of drunc's driver (one every 60 s during a call) accepted.
  */
+import { logEvent } from '@kpm/common';
 import { createServer } from 'node:net';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -46,7 +47,7 @@ export async function runGateway(settings: KpmSettings): Promise<RunningGateway>
   await app.listen(settings.http.port, settings.http.host);
   const url = await app.getUrl();
   await app.get(KafkaLifecycle).announceReady(`${url} (drunc: ${address})`);
-  new Logger(settings.service).log(`drunc's ProcessManager at ${address}; health at ${url}`);
+  new Logger(settings.service).log(logEvent('service.listening', { grpc: address, http: url }));
   return { app, address };
 }
 

@@ -1,4 +1,4 @@
-import { errorText, type Clock } from '@kpm/common';
+import { errorText, logEvent, type Clock, type LogEvent } from '@kpm/common';
 import type { NodeLoss } from '@kpm/kube';
 
 interface NodeLossPollDeps {
@@ -8,7 +8,7 @@ interface NodeLossPollDeps {
   lost(nodes: ReadonlyMap<string, NodeLoss>): void;
   everyMs: number;
   clock: Clock;
-  logger: { log(message: string): void; warn(message: string): void };
+  logger: { log(entry: LogEvent): void; warn(entry: LogEvent): void };
 }
 
 /**
@@ -36,13 +36,14 @@ export class NodeLossPoll {
     try {
       lost = await this.deps.lostNodes(signal);
     } catch (error) {
-      if (!signal.aborted) logger.warn(`nodes not checked: ${errorText(error)}`);
+      if (!signal.aborted) logger.warn(logEvent('nodes.check_failed', { error: errorText(error) }));
       return;
     }
     if (signal.aborted) return;
-    const names = [...lost.keys()].sort().join(', ');
+    const nodes = [...lost.keys()].sort();
+    const names = nodes.join(',');
     if (names !== this.known) {
-      logger.log(`lost nodes: ${names || 'none'}`);
+      logger.log(logEvent('nodes.lost', { nodes }));
       this.known = names;
     }
     this.deps.lost(lost);

@@ -1,5 +1,13 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { backoffDelay, errorText, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
+import {
+  backoffDelay,
+  errorText,
+  logEvent,
+  systemClock,
+  type BackoffPolicy,
+  type Clock,
+  type LogEvent,
+} from '@kpm/common';
 import type { NodeLoss, PodStreamHandler, StreamEnd } from '@kpm/kube';
 import { FinalizerReleaser } from './finalizer-releaser';
 import { NodeLossPoll } from './node-loss-poll';
@@ -28,7 +36,7 @@ interface TerminationWatchDeps {
   metrics: WatcherMetrics;
   /** Readiness of the watch stream. */
   established(ready: boolean, detail: string): void;
-  logger: { log(message: string): void; warn(message: string): void };
+  logger: { log(entry: LogEvent): void; warn(entry: LogEvent): void };
 }
 
 /**
@@ -95,7 +103,7 @@ class WatchTerm {
     return {
       snapshot: (pods, cause) => {
         metrics.podEvents.inc({ type: 'LISTED' }, pods.length);
-        logger.log(`listed ${pods.length} pods (${cause})`);
+        logger.log(logEvent('pods.listed', { pods: pods.length, cause }));
         this.apply(tracker.resync(pods));
         this.apply(tracker.pendingReleases());
       },
@@ -106,8 +114,7 @@ class WatchTerm {
       established: (ready, detail) => this.deps.established(ready, detail),
       restarted: (why: StreamEnd, detail?: string) => {
         metrics.watchRestarts.inc({ why });
-        if (why !== 'closed')
-          logger.log(`pod watch restarts (${why}${detail ? `: ${detail}` : ''})`);
+        if (why !== 'closed') logger.log(logEvent('pods.watch_restarted', { why, detail }));
       },
     };
   }
@@ -136,7 +143,7 @@ class WatchTerm {
   private publishFailed(error: unknown, attempt: number): void {
     this.deps.metrics.publishFailures.inc();
     this.deps.logger.warn(
-      `publishing terminations failed (attempt ${attempt}): ${errorText(error)}`,
+      logEvent('terminations.publish_failed', { attempt, error: errorText(error) }),
     );
   }
 
@@ -146,7 +153,9 @@ class WatchTerm {
     if (done) {
       this.releaseFailures = 0;
     } else {
-      this.deps.logger.warn(`finalizer of ${podName(pod)} not removed yet: ${errorText(error)}`);
+      this.deps.logger.warn(
+        logEvent('finalizer.release_failed', { ...podFields(pod), error: errorText(error) }),
+      );
       this.retryReleasesLater();
     }
   }
@@ -170,6 +179,7 @@ class WatchTerm {
 }
 
 /** `namespace/name (uid)`, for log lines. */
-function podName(pod: V1Pod): string {
-  return `${pod.metadata?.namespace}/${pod.metadata?.name} (${pod.metadata?.uid})`;
+/** A pod as log fields: its namespace, name and uid. */
+function podFields(pod: V1Pod): { namespace?: string; pod?: string; podUid?: string } {
+  return { namespace: pod.metadata?.namespace, pod: pod.metadata?.name, podUid: pod.metadata?.uid };
 }

@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { VirtualClock } from '@kpm/common';
+import { VirtualClock, type LogEvent } from '@kpm/common';
 import { loadSettings } from '@kpm/config';
 import {
   KpmLabels,
@@ -147,7 +147,10 @@ function setUp(options: { table?: ExpectedPod[] | Error; publishFailures?: numbe
         void readiness.push(`${part} ${ready} ${detail}`),
     },
     metrics: new WatcherMetrics(new Registry()),
-    logger: { log: () => undefined, warn: (message: string) => void log.push(`warn ${message}`) },
+    logger: {
+      log: () => undefined,
+      warn: (entry: LogEvent) => void log.push(`warn ${entry.event}: ${String(entry.error)}`),
+    },
   };
   const watcher = new Watcher(ports, { ...settings, retryInitialMs: 100 }, labels, outside);
   const stop = new AbortController();
@@ -233,7 +236,7 @@ describe('Watcher: leadership terms', () => {
     await w.settle();
     expect(w.log).toEqual([
       'read the process table',
-      'warn process table not read: Error: broker unreachable',
+      'warn process_table.read_failed: broker unreachable',
       'publish ended 1 Error by reconcile',
       'release ended +0ms',
     ]);
@@ -303,7 +306,7 @@ describe('Watcher: a lost node', () => {
     await w.settle();
     expect(w.log).toEqual([
       'read the process table',
-      'warn nodes not checked: nodes: Forbidden',
+      'warn nodes.check_failed: nodes: Forbidden',
       'publish a 3 Error by watch',
       'release a +1000ms',
     ]);

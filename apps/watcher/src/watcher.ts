@@ -8,7 +8,7 @@
  * `WatcherPorts`: the Kubernetes and Kafka ones from watcher.service.ts, fakes in the tests.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { BackoffPolicy, Clock } from '@kpm/common';
+import { errorText, logEvent, type BackoffPolicy, type Clock, type LogEvent } from '@kpm/common';
 import type { WatcherConfig } from '@kpm/config';
 import type { KpmLabels, LeaseElector, NodeLoss, PodStreamHandler } from '@kpm/kube';
 import type { Termination } from './termination';
@@ -40,7 +40,7 @@ export interface WatcherPorts {
 interface WatcherOutside {
   readiness: { set(part: string, ready: boolean, detail: string): void };
   metrics: WatcherMetrics;
-  logger: { log(message: string): void; warn(message: string): void };
+  logger: { log(entry: LogEvent): void; warn(entry: LogEvent): void };
 }
 
 export class Watcher {
@@ -63,7 +63,7 @@ export class Watcher {
       leaderChanged: (holder, self) => {
         metrics.leader.set(self ? 1 : 0);
         if (!self) readiness.set(WATCH_PART, true, `standby; leader: ${holder ?? 'none'}`);
-        logger.log(`leader is ${holder ?? 'nobody'}${self ? ' (this replica)' : ''}`);
+        logger.log(logEvent('leader.changed', { holder: holder ?? null, self }));
       },
     });
   }
@@ -121,9 +121,10 @@ export class Watcher {
     try {
       const running = await this.ports.runningPods(term);
       tracker.expect(running);
-      logger.log(`process table shows ${running.length} pods RUNNING`);
+      logger.log(logEvent('process_table.read', { running: running.length }));
     } catch (error) {
-      if (!term.aborted) logger.warn(`process table not read: ${String(error)}`);
+      if (!term.aborted)
+        logger.warn(logEvent('process_table.read_failed', { error: errorText(error) }));
     }
   }
 

@@ -6,3 +6,4 @@ export * from './eventually';
 export * from './retry';
 export * from './concurrency';
 export * from './event-loop-slices';
+export * from './log-event';

@@ -5,7 +5,7 @@ import {
   fromDruncConfiguration,
   isDruncConfiguration,
 } from './drunc-settings';
-import { druncConfigurationLines, loadSettings } from './load-settings';
+import { druncConfigurationEvents, loadSettings } from './load-settings';
 import { yamlFile } from './yaml-file.spec-helper';
 
 /** drunc's process-manager configuration for Kubernetes, as drunc reads it (JSON is YAML). */
@@ -252,17 +252,29 @@ describe("drunc's process-manager configuration as-is", () => {
     expect((settings.podManagement as unknown as Record<string, unknown>)[key]).toEqual(value);
   });
 
-  it('says at start what each key of a drunc file does, one line each', () => {
-    const lines = druncConfigurationLines({ KPM_CONFIG: CERN_FILE });
-    expect(lines[0]).toMatch(/^drunc configuration .*drunc-k8s-cern\.json: applied image, /);
-    expect(lines).toContain(
-      "drunc configuration: settings.checking.grpc_startup_timeout has no effect: not read by drunc's newest process manager either (podManagement.serviceStartupTimeoutSeconds is checking.service_startup_timeout)",
-    );
+  it('says at start what each key of a drunc file does, one event each', () => {
+    const events = druncConfigurationEvents({ KPM_CONFIG: CERN_FILE });
+    expect(events[0]).toMatchObject({
+      event: 'drunc_config.applied',
+      file: CERN_FILE,
+      keys: expect.arrayContaining(['image']),
+    });
+    expect(events).toContainEqual({
+      message: 'drunc_config.no_effect',
+      event: 'drunc_config.no_effect',
+      file: CERN_FILE,
+      key: 'settings.checking.grpc_startup_timeout',
+      reason:
+        "not read by drunc's newest process manager either (podManagement.serviceStartupTimeoutSeconds is checking.service_startup_timeout)",
+    });
     const unknown = yamlFile('settings:\n  some_future_setting: 1\n');
-    expect(druncConfigurationLines({ KPM_CONFIG: unknown })).toContain(
-      'drunc configuration: discarding unsupported setting settings.some_future_setting (as drunc does)',
+    expect(druncConfigurationEvents({ KPM_CONFIG: unknown })).toContainEqual(
+      expect.objectContaining({
+        event: 'drunc_config.discarded',
+        key: 'settings.some_future_setting',
+      }),
     );
-    expect(druncConfigurationLines({ KPM_CONFIG: yamlFile('podManagement: {}\n') })).toEqual([]);
-    expect(druncConfigurationLines({})).toEqual([]);
+    expect(druncConfigurationEvents({ KPM_CONFIG: yamlFile('podManagement: {}\n') })).toEqual([]);
+    expect(druncConfigurationEvents({})).toEqual([]);
   });
 });

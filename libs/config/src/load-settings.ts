@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
+import { logEvent, type LogEvent } from '@kpm/common';
 import { httpAuthProblems } from './http-auth-settings';
 import { secretValueProblems } from './kafka-security-settings';
 import {
@@ -90,24 +91,22 @@ function mergeFile(merged: Record<string, unknown>, path: string): string[] {
 }
 
 /**
- * What the boot-worker says at start of a drunc configuration file in `KPM_CONFIG`: each key
- * applied, without effect (and why), or unknown (drunc warns and discards those); one line each.
- * Nothing for a file of kpm's own or none.
+ * What the boot-worker logs at start of a drunc configuration file in `KPM_CONFIG`: the keys
+ * applied, then each key without effect (and why) and each unknown one (drunc warns and discards
+ * those), one event each. Nothing for a file of kpm's own or none.
  */
-export function druncConfigurationLines(env: Env = process.env): string[] {
-  const path = env.KPM_CONFIG;
-  if (!path) return [];
-  const file = readYaml(path);
-  if (!isDruncConfiguration(file)) return [];
-  const { applied, withoutEffect, unknown } = druncConfigurationReport(file);
+export function druncConfigurationEvents(env: Env = process.env): LogEvent[] {
+  const file = env.KPM_CONFIG;
+  if (!file) return [];
+  const content = readYaml(file);
+  if (!isDruncConfiguration(content)) return [];
+  const { applied, withoutEffect, unknown } = druncConfigurationReport(content);
   return [
-    `drunc configuration ${path}: applied ${applied.join(', ')}`,
-    ...withoutEffect.map(
-      ({ key, reason }) => `drunc configuration: ${key} has no effect: ${reason}`,
+    logEvent('drunc_config.applied', { file, keys: applied }),
+    ...withoutEffect.map(({ key, reason }) =>
+      logEvent('drunc_config.no_effect', { file, key, reason }),
     ),
-    ...unknown.map(
-      (key) => `drunc configuration: discarding unsupported setting ${key} (as drunc does)`,
-    ),
+    ...unknown.map((key) => logEvent('drunc_config.discarded', { file, key })),
   ];
 }
 

@@ -138,8 +138,9 @@ export class KpmSettings {
   instance = 'local';
 
   /**
-   * `json`: one JSON object per log line, with level, service, context and the command's id,
-   * session and trace as fields (what the deploy kit sets); `text`: one readable line each.
+   * `json`: one JSON object per log line, with level, service, context, the event and its
+   * fields, and the command's id, session, trace and span ids (what the deploy kit sets); `text`:
+   * one readable line each, the event then its fields as `key=value`.
    */
   @IsIn(['text', 'json'], { message: 'logFormat must be "text" or "json"' })
   logFormat: 'text' | 'json' = 'text';

@@ -4,7 +4,7 @@ import type { DeadLetterSink } from './dead-letter-sink';
 import type { InboundRecord } from './inbound-record';
 import { PoisonRecordError } from './poison-record';
 import { fakeBatch, FakeConsumer, message, type Step } from './__fixtures__/fake-kafka';
-import { eventually } from '@kpm/common';
+import { eventually, type LogEvent } from '@kpm/common';
 
 interface Letter {
   record: InboundRecord;
@@ -165,7 +165,7 @@ describe('ConsumerRunner', () => {
   it('skips, logs and counts a record that cannot even be dead-lettered (never reads it again)', async () => {
     const consumer = new FakeConsumer({}, []);
     const failed: string[] = [];
-    const errors: string[] = [];
+    const errors: LogEvent[] = [];
     const instance = new ConsumerRunner({
       consumer: consumer.asConsumer(),
       topics: ['kpm.commands'],
@@ -184,9 +184,15 @@ describe('ConsumerRunner', () => {
       everyMs: 1,
     });
     expect(failed).toEqual(['5', '6']);
-    expect(errors[0]).toBe(
-      'kpm.commands[2]@5: could not be dead-lettered (message larger than the max message size); skipped. It was refused because: not UTF-8 JSON',
-    );
+    expect(errors[0]).toEqual({
+      message: 'record.skipped_undeadlettered',
+      event: 'record.skipped_undeadlettered',
+      topic: 'kpm.commands',
+      partition: 2,
+      offset: '5',
+      error: 'message larger than the max message size',
+      reason: 'not UTF-8 JSON',
+    });
   });
 
   it.each<[string, (c: FakeConsumer) => void, boolean, string]>([

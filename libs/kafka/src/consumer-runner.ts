@@ -1,5 +1,12 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { BACKOFF, errorText, retry, type BackoffPolicy } from '@kpm/common';
+import {
+  BACKOFF,
+  errorText,
+  logEvent,
+  retry,
+  type BackoffPolicy,
+  type LogEvent,
+} from '@kpm/common';
 import { ConsumerHealth, type ConsumerHealthReport } from './consumer-health';
 import { deadLetterOrSkip, type DeadLetterSink } from './dead-letter-sink';
 import { whileHeartbeating } from './heartbeats';
@@ -20,9 +27,10 @@ export interface RecordContext {
 
 export type RecordHandler = (record: InboundRecord, context: RecordContext) => Promise<void>;
 
+/** Where a runner logs: an event and its fields (`logEvent`). */
 export interface RunnerLogger {
-  warn(message: string): void;
-  error(message: string): void;
+  warn(entry: LogEvent): void;
+  error(entry: LogEvent): void;
 }
 
 export interface ConsumerRunnerOptions {
@@ -140,7 +148,7 @@ export class ConsumerRunner {
 
   private createWork(topic: string, partition: number): PartitionWork {
     const { consumer, logger, maxInFlight } = this.options;
-    const warn = (message: string) => logger?.warn(message);
+    const warn = (entry: LogEvent) => logger?.warn(entry);
     return new PartitionWork(
       {
         topic,
@@ -162,7 +170,7 @@ export class ConsumerRunner {
     return {
       heartbeat: () =>
         heartbeat().catch((error: unknown) =>
-          logger?.warn(`heartbeat failed: ${errorText(error)}`),
+          logger?.warn(logEvent('consumer.heartbeat_failed', { error: errorText(error) })),
         ),
       signal,
     };
@@ -199,7 +207,7 @@ export class ConsumerRunner {
         retryable: (error) => !(error instanceof PoisonRecordError),
         onRetry: (error, attempt) => {
           const reason = errorText(error);
-          logger?.warn(`${where(record)}: attempt ${attempt} failed, retrying: ${reason}`);
+          logger?.warn(logEvent('record.retrying', { ...at(record), attempt, error: reason }));
           this.health.retrying(where(record, false), record.offset, attempt, reason);
         },
       });
@@ -209,7 +217,9 @@ export class ConsumerRunner {
       } else {
         if (context.signal.aborted) return false; // given up while stopping: redelivered
         const reason = errorText(error);
-        logger?.error(`${where(record)}: giving up after ${maxAttempts} attempts: ${reason}`);
+        logger?.error(
+          logEvent('record.gave_up', { ...at(record), attempts: maxAttempts, error: reason }),
+        );
         await this.deadLetter(record, `handler failed after ${maxAttempts} attempts: ${reason}`);
       }
     }
@@ -231,7 +241,7 @@ export class ConsumerRunner {
 
   private withHeartbeats<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
     return whileHeartbeating(heartbeat, this.options.heartbeatEveryMs, work, (error: unknown) => {
-      this.options.logger?.warn(`heartbeat failed: ${errorText(error)}`);
+      this.options.logger?.warn(logEvent('consumer.heartbeat_failed', { error: errorText(error) }));
     });
   }
 }
@@ -239,6 +249,11 @@ export class ConsumerRunner {
 function splitKey(key: string): [string, number] {
   const at = key.lastIndexOf(':');
   return [key.slice(0, at), Number(key.slice(at + 1))];
+}
+
+/** A record's place as log fields. */
+function at(record: InboundRecord): { topic: string; partition: number; offset: string } {
+  return { topic: record.topic, partition: record.partition, offset: record.offset };
 }
 
 /** `topic[p]@offset`, or `topic[p]` without the offset. */

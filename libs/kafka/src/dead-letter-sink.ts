@@ -1,4 +1,4 @@
-import { errorText } from '@kpm/common';
+import { errorText, logEvent, type LogEvent } from '@kpm/common';
 import type { InboundRecord } from './inbound-record';
 
 /** Where records go that can never be handled; implementations must resolve only after the broker's ack. */
@@ -24,14 +24,20 @@ export async function deadLetterOrSkip(
   record: InboundRecord,
   reason: string,
   errors?: ReadonlyArray<{ path?: string; message: string }>,
-  logger?: { error(message: string): void },
+  logger?: { error(entry: LogEvent): void },
 ): Promise<void> {
   try {
     await sink.publish(record, reason, errors);
   } catch (error) {
     const why = errorText(error);
     logger?.error(
-      `${record.topic}[${record.partition}]@${record.offset}: could not be dead-lettered (${why}); skipped. It was refused because: ${reason.slice(0, 1024)}`,
+      logEvent('record.skipped_undeadlettered', {
+        topic: record.topic,
+        partition: record.partition,
+        offset: record.offset,
+        error: why,
+        reason: reason.slice(0, 1024),
+      }),
     );
     sink.failed?.(record, error);
   }

@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type LogEntry, type logCreator } from 'kafkajs';
+import { logEvent, type LogEvent } from '@kpm/common';
 import { kafkaJsSecurity, type OAuthBearerTokenProvider } from './kafka-security';
 import type { KafkaSettings } from './kafka-settings';
 
@@ -11,9 +12,9 @@ export type KafkaClient = Kafka;
 
 /** The logging seam: services pass a Nest Logger, tests may pass nothing. */
 interface KafkaLogSink {
-  error(message: string): void;
-  warn(message: string): void;
-  log(message: string): void;
+  error(entry: LogEvent): void;
+  warn(entry: LogEvent): void;
+  log(entry: LogEvent): void;
 }
 
 export interface KafkaClientOptions {
@@ -50,10 +51,11 @@ export function createKafkaClient(
 function bridgeLogs(sink: KafkaLogSink): logCreator {
   return () =>
     ({ level, log, namespace }: LogEntry) => {
-      const { message, ...extra } = log;
-      const line = `[${namespace}] ${message} ${JSON.stringify(extra)}`;
-      if (level <= logLevel.ERROR) sink.error(line);
-      else if (level === logLevel.WARN) sink.warn(line);
-      else sink.log(line);
+      // The client's own words go in `detail`; its fields (broker, groupId, error …) as they are.
+      const { message, timestamp: _timestamp, logger: _logger, ...extra } = log;
+      const entry = logEvent('kafka.client', { namespace, detail: message, ...extra });
+      if (level <= logLevel.ERROR) sink.error(entry);
+      else if (level === logLevel.WARN) sink.warn(entry);
+      else sink.log(entry);
     };
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
+import type { LogEvent } from '@kpm/common';
 import { createKafkaClient } from './kafka-client';
 import {
   describeKafkaSecurity,
@@ -124,9 +125,9 @@ describe('a secured client never logs its secret', () => {
   it('kafkajs errors and logs of a failed connection hold no password', async () => {
     const lines: string[] = [];
     const sink = {
-      error: (l: string) => lines.push(l),
-      warn: (l: string) => lines.push(l),
-      log: (l: string) => lines.push(l),
+      error: (l: LogEvent) => lines.push(JSON.stringify(l)),
+      warn: (l: LogEvent) => lines.push(JSON.stringify(l)),
+      log: (l: LogEvent) => lines.push(JSON.stringify(l)),
     };
     const settings: KafkaSecuritySettings = {
       sasl: { mechanism: 'scram-sha-512', username: 'op', passwordFile: password },

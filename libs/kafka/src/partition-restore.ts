@@ -6,7 +6,14 @@
  * with fresh owners after a backoff. An owner replaced meanwhile (a rebalance, another restore)
  * is restored no further.
  */
-import { BACKOFF, errorText, retry, type BackoffPolicy } from '@kpm/common';
+import {
+  BACKOFF,
+  errorText,
+  logEvent,
+  retry,
+  type BackoffPolicy,
+  type LogEvent,
+} from '@kpm/common';
 import type { PartitionOwner, PartitionOwners } from './partition-owner';
 import type { CommittedOffsets, PartitionStateHandler } from './partition-state-handler';
 
@@ -19,7 +26,7 @@ interface RestoreInputs {
   /** Aborted when the runner stops: no further attempt. */
   signal: AbortSignal;
   backoff?: BackoffPolicy;
-  logger?: { warn(message: string): void; log(message: string): void };
+  logger?: { warn(entry: LogEvent): void; log(entry: LogEvent): void };
 }
 
 /** Restores `first` (retrying with fresh owners); resolves with the owners restored. */
@@ -46,7 +53,7 @@ export async function restorePartitions(
     backoff: inputs.backoff ?? BACKOFF.partitionRestore,
     signal: inputs.signal,
     onRetry: async (error, n) => {
-      logger?.warn(`restoring partitions failed (attempt ${n}): ${errorText(error)}`);
+      logger?.warn(logEvent('partitions.restore_failed', { attempt: n, error: errorText(error) }));
       await dropAttempt(inputs.handler, owners);
     },
   }).catch(() => []); // the runner stops: nothing is restored
@@ -67,7 +74,7 @@ async function restoreOnce(inputs: RestoreInputs, owners: PartitionOwner[]): Pro
     owner.restored = true;
   }
   inputs.logger?.log(
-    `restored partitions [${partitions.join(', ')}] in ${Date.now() - started} ms`,
+    logEvent('partitions.restored', { partitions, durationMs: Date.now() - started }),
   );
 }
 

@@ -1,4 +1,4 @@
-import { errorText, delay } from '@kpm/common';
+import { errorText, delay, logEvent, type LogEvent } from '@kpm/common';
 import type { InboundRecord } from './inbound-record';
 import { SessionLanes, type LaneDecision } from './session-lanes';
 
@@ -11,7 +11,7 @@ interface PartitionSeat {
   handle(record: InboundRecord, signal: AbortSignal): Promise<boolean>;
   /** Commits `offset` (the next to read) for this partition. */
   commit(offset: string): Promise<void>;
-  warn(message: string): void;
+  warn(entry: LogEvent): void;
   /** Wait before handling a record again whose handling itself failed (e.g. its dead letter). */
   relaunchAfterMs: number;
 }
@@ -103,7 +103,9 @@ export class PartitionWork {
       })
       .catch(async (error: unknown) => {
         // Not even dead-lettered (the broker is away): the lane waits, then tries again.
-        this.seat.warn(`${this.where()}@${offset}: ${errorText(error)}; trying again`);
+        this.seat.warn(
+          logEvent('record.relaunching', { ...this.where(), offset, error: errorText(error) }),
+        );
         await delay(this.seat.relaunchAfterMs, this.signal);
         if (!this.signal.aborted) this.launch(offset);
       })
@@ -118,7 +120,9 @@ export class PartitionWork {
       this.seat
         .commit(offset)
         .catch((error: unknown) =>
-          this.seat.warn(`commit of ${this.where()}@${offset} failed: ${errorText(error)}`),
+          this.seat.warn(
+            logEvent('offset.commit_failed', { ...this.where(), offset, error: errorText(error) }),
+          ),
         ),
     );
   }
@@ -129,7 +133,7 @@ export class PartitionWork {
     for (const wake of waiters) wake();
   }
 
-  private where(): string {
-    return `${this.seat.topic}[${this.seat.partition}]`;
+  private where(): { topic: string; partition: number } {
+    return { topic: this.seat.topic, partition: this.seat.partition };
   }
 }

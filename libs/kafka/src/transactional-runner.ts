@@ -16,7 +16,14 @@
  * - A failed transaction voids p's in-memory state: it is restored again before more input.
  */
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { errorText as message, systemClock, type BackoffPolicy, type Clock } from '@kpm/common';
+import {
+  errorText as message,
+  logEvent,
+  systemClock,
+  type BackoffPolicy,
+  type Clock,
+  type LogEvent,
+} from '@kpm/common';
 import { inSpans, SpanKind, tracingEnabled } from '@kpm/tracing';
 import { CoPartitionedAssigner } from './co-partitioned-assigner';
 import { fetchCommittedOffsets } from './committed-offsets';
@@ -40,7 +47,7 @@ export interface TransactionalRunnerOptions {
   /** How long a crashed member keeps its partitions; heartbeats go every third of it. */
   sessionTimeoutMs?: number;
   heartbeatEveryMs?: number;
-  logger?: RunnerLogger & { log(message: string): void };
+  logger?: RunnerLogger & { log(entry: LogEvent): void };
   /** Waits between attempts to restore partitions (default 0.5 s doubling up to 15 s). */
   restoreBackoff?: BackoffPolicy;
   /** Called whenever readiness changes: in the group and every owned partition restored. */
@@ -135,7 +142,9 @@ export class TransactionalRunner {
     const lost = owned.filter((p) => !now.has(p));
     const gained = [...now].filter((p) => !owned.includes(p));
     this.assigned = now;
-    this.options.logger?.log(`assigned partitions [${[...now].sort().join(', ')}]`);
+    this.options.logger?.log(
+      logEvent('partitions.assigned', { partitions: [...now].sort((a, b) => a - b) }),
+    );
     for (const p of lost) {
       this.failing.delete(p);
       void this.drop(p);
@@ -291,7 +300,7 @@ export class TransactionalRunner {
     if (!this.owners.isCurrent(owner)) return;
     this.failing.set(owner.partition, { why: message(error).slice(0, 512), batch });
     this.options.logger?.error(
-      `partition ${owner.partition}: transaction failed, restoring: ${message(error)}`,
+      logEvent('transaction.failed', { partition: owner.partition, error: message(error) }),
     );
     await this.drop(owner.partition);
     if (this.assigned.has(owner.partition) && !this.stopping.signal.aborted)
@@ -325,7 +334,7 @@ export class TransactionalRunner {
   }
 
   private heartbeatFailed(error: unknown): void {
-    this.options.logger?.warn(`heartbeat failed: ${message(error)}`);
+    this.options.logger?.warn(logEvent('consumer.heartbeat_failed', { error: message(error) }));
   }
 
   private report(): void {

@@ -1,5 +1,5 @@
 import { microTime, type CoordinationApi, type Lease } from './http/kube-core-api';
-import { delay } from '@kpm/common';
+import { delay, errorText, logEvent, type LogEvent } from '@kpm/common';
 import { failureOf } from './kube-errors';
 
 export interface LeaseElectorOptions {
@@ -13,7 +13,7 @@ export interface LeaseElectorOptions {
   retryPeriodSeconds: number;
   /** Labels of the Lease when this replica creates it (kpm's creator label). */
   labels?: Record<string, string>;
-  logger?: { log(message: string): void; warn(message: string): void };
+  logger?: { log(entry: LogEvent): void; warn(entry: LogEvent): void };
 }
 
 export interface LeadershipTerm {
@@ -71,18 +71,20 @@ export class LeaseElector {
         continue;
       }
       this.leading = true;
-      this.options.logger?.log(`leading (Lease ${this.options.namespace}/${this.options.name})`);
+      this.options.logger?.log(logEvent('lease.leading', this.lease()));
       const term = new AbortController();
       const continued = this.previousHolder === this.options.identity;
       const leading = lead(term.signal, { continued }).catch((error: unknown) =>
-        this.options.logger?.warn(`leader work failed: ${String(error)}`),
+        this.options.logger?.warn(
+          logEvent('lease.leader_work_failed', { ...this.lease(), error: errorText(error) }),
+        ),
       );
       await this.renewWhileLeading(signal, listener);
       term.abort();
       this.leading = false;
       await leading;
       if (signal.aborted) await this.release(listener);
-      else this.options.logger?.warn('lost leadership; campaigning again');
+      else this.options.logger?.warn(logEvent('lease.lost', this.lease()));
     }
   }
 
@@ -113,11 +115,20 @@ export class LeaseElector {
       const failure = failureOf(error);
       if (failure.kind !== 'conflict') {
         this.options.logger?.warn(
-          `Lease ${this.options.name}: ${failure.reason}: ${failure.message}`,
+          logEvent('lease.call_failed', {
+            ...this.lease(),
+            reason: failure.reason,
+            error: failure.message,
+          }),
         );
       }
       return false;
     }
+  }
+
+  /** The Lease as log fields. */
+  private lease(): { namespace: string; lease: string } {
+    return { namespace: this.options.namespace, lease: this.options.name };
   }
 
   private heldByOther(): boolean {
@@ -194,11 +205,15 @@ export class LeaseElector {
         },
       });
       this.observe(released, listener);
-      this.options.logger?.log(`released Lease ${namespace}/${name}`);
+      this.options.logger?.log(logEvent('lease.released', this.lease()));
     } catch (error) {
       const failure = failureOf(error);
       this.options.logger?.warn(
-        `could not release Lease ${name}: ${failure.reason}: ${failure.message}`,
+        logEvent('lease.release_failed', {
+          ...this.lease(),
+          reason: failure.reason,
+          error: failure.message,
+        }),
       );
     }
   }

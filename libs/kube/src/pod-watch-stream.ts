@@ -1,7 +1,14 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { CoreApi } from './http/kube-core-api';
 import type { KubeWatch } from './http/kube-watch';
-import { backoffDelay, delay, errorText, type BackoffPolicy } from '@kpm/common';
+import {
+  backoffDelay,
+  delay,
+  errorText,
+  logEvent,
+  type BackoffPolicy,
+  type LogEvent,
+} from '@kpm/common';
 import { failureOf } from './kube-errors';
 import { withKubeRetry } from './kube-retry';
 
@@ -34,7 +41,7 @@ export interface PodWatchStreamOptions {
   /** Re-list this often (0: only at start and after 410). */
   reconcileEveryMs: number;
   backoff: BackoffPolicy;
-  logger?: { warn(message: string): void };
+  logger?: { warn(entry: LogEvent): void };
 }
 
 /** The Status object of a watch ERROR event. */
@@ -89,7 +96,9 @@ export class PodWatchStream {
           // A continue token past etcd's compaction: list again without pages (as client-go does).
           if (failure.kind === 'gone') paged = false;
           handler.established(false, `list failed: ${failure.reason}: ${failure.message}`);
-          this.options.logger?.warn(`pod list failed: ${failure.reason}: ${failure.message}`);
+          this.options.logger?.warn(
+            logEvent('pods.list_failed', { reason: failure.reason, error: failure.message }),
+          );
           await delay(backoffDelay(++failures, this.options.backoff), signal);
           continue;
         }
@@ -113,7 +122,9 @@ export class PodWatchStream {
       }
       if (end.progressed) failures = 0;
       if (end.why === 'error' || (end.why === 'closed' && !end.progressed)) {
-        this.options.logger?.warn(`pod watch ${end.why}: ${end.detail ?? 'no events'}; retrying`);
+        this.options.logger?.warn(
+          logEvent('pods.watch_retrying', { why: end.why, detail: end.detail ?? 'no events' }),
+        );
         await delay(backoffDelay(++failures, this.options.backoff), signal);
       }
     }
@@ -244,7 +255,13 @@ class WatchRequest {
       try {
         this.handler.event(type, pod);
       } catch (error) {
-        this.options.logger?.warn(`pod event handler failed: ${String(error)}`);
+        this.options.logger?.warn(
+          logEvent('pods.event_handler_failed', {
+            type,
+            pod: pod.metadata?.name,
+            error: errorText(error),
+          }),
+        );
       }
     } else if (type !== 'BOOKMARK') {
       return;

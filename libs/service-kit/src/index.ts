@@ -10,3 +10,4 @@ export * from './tokens';
 export * from './kpm-logger';
 export * from './http-auth';
 export * from './tracing-lifecycle';
+export { logEvent, type LogEvent, type LogFields } from '@kpm/common';

@@ -1,3 +1,4 @@
+import { logEvent } from '@kpm/common';
 import { Logger } from '@nestjs/common';
 import { eventId } from '@kpm/contracts';
 import { kpmTopicSpecs, TopicAdmin, type KafkaClient, type TopicCheck } from '@kpm/kafka';
@@ -15,9 +16,9 @@ function lifecycle(checks: TopicCheck[] = [], broadcastFails?: Error) {
     ensured.push(specs);
     return Promise.resolve(checks);
   });
-  const logs: string[] = [];
-  jest.spyOn(Logger.prototype, 'log').mockImplementation((m: string) => void logs.push(m));
-  jest.spyOn(Logger.prototype, 'warn').mockImplementation((m: string) => void logs.push(m));
+  const logs: unknown[] = [];
+  jest.spyOn(Logger.prototype, 'log').mockImplementation((m: unknown) => void logs.push(m));
+  jest.spyOn(Logger.prototype, 'warn').mockImplementation((m: unknown) => void logs.push(m));
   const subject = new KafkaLifecycle(
     {} as KafkaClient,
     producer,
@@ -38,7 +39,7 @@ describe('KafkaLifecycle', () => {
     await subject.onApplicationBootstrap();
     expect(calls).toEqual(['ensure topics', 'connect']);
     expect(ensured).toEqual([kpmTopicSpecs(settings.kafka)]);
-    expect(logs).toEqual(['created topic kpmtest.commands']);
+    expect(logs).toEqual([logEvent('topic.created', { topic: 'kpmtest.commands' })]);
   });
 
   it('refuses to start on drifted topics: the producer never connects', async () => {
@@ -75,7 +76,9 @@ describe('KafkaLifecycle', () => {
   it('shuts down even when the SERVER_SHUTDOWN broadcast fails', async () => {
     const { subject, logs } = lifecycle([], new Error('broker gone'));
     await expect(subject.beforeApplicationShutdown()).resolves.toBeUndefined();
-    expect(logs).toEqual(['could not broadcast SERVER_SHUTDOWN: Error: broker gone']);
+    expect(logs).toEqual([
+      logEvent('broadcast.failed', { broadcastType: 'SERVER_SHUTDOWN', error: 'broker gone' }),
+    ]);
   });
 
   it('disconnects the producer last', async () => {

@@ -1,3 +1,4 @@
+import { errorText, logEvent } from '@kpm/common';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -35,7 +36,7 @@ export class KafkaLifecycle
     // Drifted topics throw here: the service refuses to start on them (TopicDriftError).
     const checks = await new TopicAdmin(this.kafka).ensure(kpmTopicSpecs(this.settings.kafka));
     for (const check of checks) {
-      if (check.created) this.logger.log(`created topic ${check.name}`);
+      if (check.created) this.logger.log(logEvent('topic.created', { topic: check.name }));
     }
     await this.producer.connect();
   }
@@ -59,7 +60,12 @@ export class KafkaLifecycle
         text: `${service} ${instance} shutting down${signal ? ` on ${signal}` : ''}`,
       })
       .catch((error: unknown) =>
-        this.logger.warn(`could not broadcast SERVER_SHUTDOWN: ${String(error)}`),
+        this.logger.warn(
+          logEvent('broadcast.failed', {
+            broadcastType: 'SERVER_SHUTDOWN',
+            error: errorText(error),
+          }),
+        ),
       );
   }
 

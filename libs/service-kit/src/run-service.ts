@@ -1,3 +1,4 @@
+import { logEvent } from '@kpm/common';
 import { type DynamicModule, type INestApplication, Logger } from '@nestjs/common';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import { NestFactory } from '@nestjs/core';
@@ -54,6 +55,6 @@ export async function runService(
   await app.listen(settings.http.port, settings.http.host);
   const url = await app.getUrl();
   await app.get(KafkaLifecycle).announceReady(url);
-  logger.log(`${settings.service} listening on ${url}`);
+  logger.log(logEvent('service.listening', { http: url }));
   return app;
 }

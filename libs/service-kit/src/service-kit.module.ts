@@ -1,3 +1,4 @@
+import { logEvent } from '@kpm/common';
 import { type DynamicModule, Global, Logger, Module, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Counter, Registry } from 'prom-client';
@@ -79,7 +80,10 @@ function kafkaClientFor(settings: KpmSettings): KafkaClient {
     { logs: new Logger('kafkajs') },
   );
   new Logger('Kafka').log(
-    `brokers ${settings.kafka.brokers.join(',')} over ${describeKafkaSecurity(settings.kafka)}`,
+    logEvent('kafka.brokers', {
+      brokers: settings.kafka.brokers,
+      security: describeKafkaSecurity(settings.kafka),
+    }),
   );
   return kafka;
 }
@@ -89,7 +93,10 @@ function httpAuthProviders(settings: KpmSettings): Provider[] {
   const auth = settings.http.auth;
   if (!auth) return [{ provide: APP_GUARD, useClass: HttpAuthGuard }];
   new Logger('HTTP').log(
-    `the API asks for bearer tokens (${[auth.tokenFile ? 'token file' : '', auth.jwksUrl || auth.jwksFile ? `JWTs of ${auth.issuer}` : ''].filter(Boolean).join(', ')})`,
+    logEvent('http.auth', {
+      tokenFile: Boolean(auth.tokenFile),
+      jwtIssuer: auth.jwksUrl || auth.jwksFile ? auth.issuer : undefined,
+    }),
   );
   return [
     { provide: BearerAuthenticator, useValue: BearerAuthenticator.fromSettings(auth) },

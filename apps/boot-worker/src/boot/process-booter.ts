@@ -6,7 +6,7 @@
  */
 import { Logger } from '@nestjs/common';
 import type { V1Pod, V1Service, V1Taint, V1Toleration } from '@kubernetes/client-node';
-import type { Clock } from '@kpm/common';
+import { logEvent, type Clock } from '@kpm/common';
 import type { PodManagementConfig } from '@kpm/config';
 import { failureOf } from '@kpm/kube';
 import type { BootWorkerMetrics } from '../boot-worker-metrics';
@@ -97,7 +97,14 @@ export class ProcessBooter {
           `could not create the NodePort Service ${namespace}/${name}: ${reason}: ${message}`,
         );
       }
-      this.logger.warn(`service ${namespace}/${name}: ${reason}: ${message}`);
+      this.logger.warn(
+        logEvent('service.ensure_failed', {
+          session: namespace,
+          service: name,
+          reason,
+          error: message,
+        }),
+      );
       return body;
     }
   }

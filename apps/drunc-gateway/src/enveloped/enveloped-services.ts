@@ -4,6 +4,7 @@
  * `dunedaq.druncschema.SessionManager` against `dunedaq.druncschema.process_manager.…`).
  * Handlers answer every call with a Response, never a gRPC error (enveloped-answer.ts).
  */
+import { logEvent } from '@kpm/common';
 import type {
   handleServerStreamingCall,
   handleUnaryCall,
@@ -52,7 +53,13 @@ export function addEnvelopedServices(
       inRpcSpan(service, rpc, () => work(call.request, options.answerBy(call))).then(
         (response) => {
           if (response.flag !== ResponseFlag.EXECUTED_SUCCESSFULLY)
-            logger.warn(`enveloped ${rpc}: flag ${ResponseFlag[response.flag]}`);
+            logger.warn(
+              logEvent('rpc.not_executed', {
+                era: 'enveloped',
+                rpc,
+                flag: ResponseFlag[response.flag],
+              }),
+            );
           callback(null, response);
         },
         (error: Error) => callback(error),

@@ -1,9 +1,9 @@
 /**
- * The gateway's log as drunc's messages' destination: each entry one structured log record
- * whose message is the event's name and whose fields are the entry's (the service kit's logger
- * keeps an object's keys as fields).
+ * The gateway's log as drunc's messages' destination: each entry one log event (`logEvent`),
+ * its name the entry's `event`, its fields the entry's other keys.
  */
 import { Logger } from '@nestjs/common';
+import { logEvent } from '@kpm/common';
 import type { ServerLog, ServerLogEntry } from './server-messages';
 import type { ServerLogLevel } from './severity';
 
@@ -11,6 +11,7 @@ export class NestServerLog implements ServerLog {
   private readonly logger = new Logger('drunc-gateway');
 
   write(level: ServerLogLevel, entry: ServerLogEntry): void {
-    this.logger[level]({ message: entry.event, ...entry });
+    const { event, ...fields } = entry;
+    this.logger[level](logEvent(event, fields));
   }
 }

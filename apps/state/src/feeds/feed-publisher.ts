@@ -12,6 +12,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { hostname } from 'node:os';
+import { errorText, logEvent } from '@kpm/common';
 import { KpmSettings, type FeedsConfig } from '@kpm/config';
 import type { ProcessInstance } from '@kpm/contracts';
 import { createTopicsWithLeaders, EventProducer, withAdmin, type KafkaClient } from '@kpm/kafka';
@@ -77,7 +78,9 @@ export class FeedPublisher implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       await this.producer.send(feedTopics(this.feeds).opmon, records);
     } catch (error) {
-      this.logger.warn(`opmon ProcessStatus not published: ${(error as Error).message}`);
+      this.logger.warn(
+        logEvent('opmon.publish_failed', { sessions: sessions.size, error: errorText(error) }),
+      );
     }
   }
 

@@ -6,6 +6,7 @@ import {
   traceparentOf,
   type KpmEvent,
 } from '@kpm/contracts';
+import { logEvent } from '@kpm/common';
 import type { KpmSettings } from '@kpm/config';
 import {
   commandRoute,
@@ -83,7 +84,12 @@ export class ShardInput {
     const reason = parsed.kind === 'not-a-cloudevent' ? parsed.reason : 'invalid CloudEvent';
     const errors = parsed.kind === 'invalid' ? parsed.errors : [];
     this.logger.warn(
-      `dead-lettering ${record.topic}[${record.partition}]@${record.offset}: ${reason}`,
+      logEvent('record.dead_lettered', {
+        topic: record.topic,
+        partition: record.partition,
+        offset: record.offset,
+        reason,
+      }),
     );
     return {
       topic: topicName('dead-letters', this.settings.kafka.topicPrefix),
@@ -98,7 +104,12 @@ export class ShardInput {
     const route = commandRoute(record, partitions);
     if (route.routed) return false;
     this.logger.log(
-      `forwarding ${record.topic}[${record.partition}]@${record.offset}: ${route.reason}`,
+      logEvent('command.forwarded', {
+        topic: record.topic,
+        partition: record.partition,
+        offset: record.offset,
+        reason: route.reason,
+      }),
     );
     out.push(forwardedCommand(record, route));
     return true;

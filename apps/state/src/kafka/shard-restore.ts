@@ -15,7 +15,7 @@
  */
 import { Logger } from '@nestjs/common';
 import { CompletionType, parseRecord, ProcessTableType, topicName } from '@kpm/contracts';
-import { errorText, EventLoopSlices } from '@kpm/common';
+import { errorText, EventLoopSlices, logEvent } from '@kpm/common';
 import type { KpmSettings } from '@kpm/config';
 import { type CommittedOffsets, type HistoryReader, type InboundRecord } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
@@ -47,8 +47,8 @@ export interface RestoredShards {
   snapshots: Map<number, { parts: number; entries: number }>;
   /** Fact records replayed per partition (after its snapshot, if it had one). */
   replayed: Map<number, number>;
-  /** Where the time went, for the log: `snapshots read 40 ms, loaded 3 ms, …`. */
-  steps: string;
+  /** Where the time went, for the log: ms per step, `{ snapshotsRead: 40, loaded: 3, … }`. */
+  steps: Record<string, number>;
 }
 
 export class ShardRestore {
@@ -86,7 +86,7 @@ export class ShardRestore {
     const shards = new Map(partitions.map((p) => [p, restoring()]));
     const steps = new StepTimes();
     const found = await this.readSnapshots(partitions, committed);
-    steps.done('snapshots read');
+    steps.done('snapshotsRead');
     for (const [p, stored] of found) {
       if (await this.loadSnapshot(shards.get(p)!, stored)) continue;
       shards.set(p, restoring());
@@ -94,7 +94,7 @@ export class ShardRestore {
     }
     steps.done('loaded');
     const history = await this.read(shards, committed, found);
-    steps.done('history read');
+    steps.done('historyRead');
     const effects = new Map<number, Effect[]>(partitions.map((p) => [p, []]));
     const replayed = new Map<number, number>(partitions.map((p) => [p, 0]));
     await replaySliced([...history.facts, ...history.terminations], (record) => {
@@ -107,7 +107,7 @@ export class ShardRestore {
     const snapshots = new Map(
       [...found].map(([p, { head }]) => [p, { parts: head.parts, entries: head.entries }]),
     );
-    return { shards, effects, snapshots, replayed, steps: steps.toString() };
+    return { shards, effects, snapshots, replayed, steps: steps.ms };
   }
 
   /**
@@ -136,9 +136,7 @@ export class ShardRestore {
         const stored = collector.found(p);
         if (stored && this.reached(p, stored, committed)) found.set(p, stored);
       } catch (error) {
-        this.logger.warn(
-          `partition ${p}: snapshot not used, the whole history is read: ${errorText(error)}`,
-        );
+        this.logger.warn(logEvent('snapshot.unusable', { partition: p, error: errorText(error) }));
       }
     }
     return found;
@@ -165,8 +163,13 @@ export class ShardRestore {
       const upTo = BigInt(committed.get(topic)?.get(p) ?? '0');
       if (BigInt(offset) <= upTo) continue;
       this.logger.warn(
-        `partition ${p}: snapshot ${stored.head.snapshotId} is past the committed offset of ` +
-          `${topic} (${offset} > ${upTo}); the whole history is read`,
+        logEvent('snapshot.past_committed', {
+          partition: p,
+          snapshotId: stored.head.snapshotId,
+          topic,
+          offset,
+          committed: upTo.toString(),
+        }),
       );
       return false;
     }
@@ -186,8 +189,11 @@ export class ShardRestore {
       return true;
     } catch (error) {
       this.logger.warn(
-        `partition ${stored.head.shard}: snapshot ${stored.head.snapshotId} not used, ` +
-          `the whole history is read: ${errorText(error)}`,
+        logEvent('snapshot.unusable', {
+          partition: stored.head.shard,
+          snapshotId: stored.head.snapshotId,
+          error: errorText(error),
+        }),
       );
       return false;
     }
@@ -258,17 +264,13 @@ export class ShardRestore {
 
 /** How long each step of a restore took. */
 class StepTimes {
-  private readonly steps: string[] = [];
+  readonly ms: Record<string, number> = {};
   private last = Date.now();
 
   done(step: string): void {
     const now = Date.now();
-    this.steps.push(`${step} ${now - this.last} ms`);
+    this.ms[step] = now - this.last;
     this.last = now;
-  }
-
-  toString(): string {
-    return this.steps.join(', ');
   }
 }
 

@@ -13,7 +13,7 @@
  * `kpm.processes`.
  */
 import { Logger } from '@nestjs/common';
-import type { Clock } from '@kpm/common';
+import { logEvent, type Clock } from '@kpm/common';
 import { topicName } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import type { TransactionalRecord } from '@kpm/kafka';
@@ -125,8 +125,13 @@ export class ShardSnapshots {
     this.last.set(partition, { parts: head.parts, entries: head.entries });
     this.built();
     this.logger.log(
-      `snapshot of partition ${partition}: ${head.entries} entries, ${head.parts} parts, ` +
-        `${(bytes / 1024).toFixed(0)} KiB in ${this.clock.now() - started} ms`,
+      logEvent('snapshot.written', {
+        partition,
+        entries: head.entries,
+        parts: head.parts,
+        bytes,
+        durationMs: this.clock.now() - started,
+      }),
     );
     return records;
   }

@@ -11,7 +11,7 @@
  */
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
-import { systemClock, type Clock } from '@kpm/common';
+import { logEvent, systemClock, type Clock } from '@kpm/common';
 import { eventSource, type ProcessInstance } from '@kpm/contracts';
 import { KpmSettings } from '@kpm/config';
 import {
@@ -178,12 +178,20 @@ export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy 
     const facts = [...replayed.values()].reduce((a, b) => a + b, 0);
     this.metrics.restoreSeconds.observe(seconds);
     this.metrics.restoreReplayed.inc(facts);
-    const sizes = [...shards.values()].map(
-      (s) => `${s.table.size} processes/${s.openCommands().length} open`,
-    );
+    const sizes = [...shards].map(([partition, s]) => ({
+      partition,
+      processes: s.table.size,
+      openCommands: s.openCommands().length,
+    }));
     this.logger.log(
-      `restored partitions [${partitions.join(', ')}] in ${seconds.toFixed(2)} s ` +
-        `(${snapshots.size} from a snapshot, ${facts} facts replayed; ${steps}): ${sizes.join(', ')}`,
+      logEvent('shards.restored', {
+        partitions,
+        durationMs: Math.round(seconds * 1000),
+        fromSnapshot: snapshots.size,
+        factsReplayed: facts,
+        stepsMs: steps,
+        shards: sizes,
+      }),
     );
   }
 }

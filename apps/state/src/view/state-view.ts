@@ -20,7 +20,7 @@ import {
   type ProcessInstance,
   type ProcessQuery,
 } from '@kpm/contracts';
-import { BACKOFF, errorText, EventLoopSlices, retry } from '@kpm/common';
+import { BACKOFF, errorText, EventLoopSlices, logEvent, retry } from '@kpm/common';
 import { KpmSettings } from '@kpm/config';
 import { privateGroupId, TopicFollower, type InboundRecord, type KafkaClient } from '@kpm/kafka';
 import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
@@ -96,9 +96,7 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
       backoff: BACKOFF.stateView,
       signal: this.closing.signal,
       onRetry: async (error, attempt) => {
-        this.logger.warn(
-          `following the state topics failed (attempt ${attempt}): ${errorText(error)}`,
-        );
+        this.logger.warn(logEvent('view.follow_failed', { attempt, error: errorText(error) }));
         await this.follower?.stop().catch(() => undefined);
       },
     }).catch(() => undefined); // closing: nothing more to follow
@@ -205,7 +203,10 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
         `${this.rows.size} processes, ${this.completions.size} completions`,
       );
       this.logger.log(
-        `caught up: ${this.rows.size} processes, ${this.completions.size} completions`,
+        logEvent('view.caught_up', {
+          processes: this.rows.size,
+          completions: this.completions.size,
+        }),
       );
     } else {
       this.readiness.set(PART, false, `reading ${remaining} partitions`);

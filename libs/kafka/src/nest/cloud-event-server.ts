@@ -3,6 +3,7 @@ import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { KafkaClient } from '../kafka-client';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { parseRecord, traceparentOf, type FieldError } from '@kpm/contracts';
+import { logEvent } from '@kpm/common';
 import { inSpan, SpanKind } from '@kpm/tracing';
 import { ConsumerRunner, type ConsumerRunnerOptions, type RecordContext } from '../consumer-runner';
 import type { ConsumerHealthReport } from '../consumer-health';
@@ -130,7 +131,12 @@ export class CloudEventServer extends Server implements CustomTransportStrategy 
     const skipped = this.options.skip?.(record);
     if (skipped !== undefined) {
       this.logger.debug(
-        `skipping ${record.topic}[${record.partition}]@${record.offset}: ${skipped}`,
+        logEvent('record.skipped', {
+          topic: record.topic,
+          partition: record.partition,
+          offset: record.offset,
+          reason: skipped,
+        }),
       );
       return;
     }
