@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The integration suites on one local stack (test/README.md), in three phases: the suites that
 # share it lightly three at a time, then the heavy ones two at a time, then the serial ones
-# alone. Every phase runs; the exit status says whether all of them passed.
+# alone. Every phase runs; the exit status says whether all of them passed. The stack comes up
+# with its OpenTelemetry Collector (KPM_STACK_OTEL=1), so that suites can read the spans kpm's
+# services send; KPM_STACK_OTEL=0 leaves it out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+export KPM_STACK_OTEL="${KPM_STACK_OTEL:-1}"
 
 run() { npx --no-install jest --selectProjects "$@" --forceExit; }
 

@@ -3,16 +3,28 @@ import { KafkaBroker, KafkaCluster, kafkaNodesSettings, SecureKafkaBroker } from
 import { KubeStack } from './kube';
 import { LocalStack } from './local-stack';
 import { RealNode } from './node';
+import { OtelCollectorComponent, otelCollectorRunning } from './otel';
 
 /** The parts of the embedded stack, in start order. */
 export const STACK_PARTS = ['kafka', 'kube', 'node'] as const;
 
+export interface DefaultStackOptions {
+  /**
+   * Adds the OpenTelemetry Collector (`kpm stack up --otel`); default KPM_STACK_OTEL=1. One that
+   * runs already stays part of the stack until `down`, asked or not.
+   */
+  otel?: boolean;
+}
+
 /**
  * The stack `kpm stack up` and the integration tests use: Kafka, then the Kubernetes control
- * plane (kwok's simulated nodes among it), then the real node. `parts` (or
- * KPM_STACK_PARTS=kafka,kube) narrows it, e.g. to Kafka alone.
+ * plane (kwok's simulated nodes among it), then the real node, then — when asked — the
+ * OpenTelemetry Collector. `parts` (or KPM_STACK_PARTS=kafka,kube) narrows it, e.g. to Kafka alone.
  */
-export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalStack {
+export function defaultStack(
+  parts: readonly string[] = partsFromEnv(),
+  options: DefaultStackOptions = {},
+): LocalStack {
   const unknown = parts.filter((part) => !(STACK_PARTS as readonly string[]).includes(part));
   if (unknown.length > 0)
     throw new Error(
@@ -23,6 +35,8 @@ export function defaultStack(parts: readonly string[] = partsFromEnv()): LocalSt
   const kube = new KubeStack();
   if (parts.includes('kube')) components.push(kube);
   if (parts.includes('node')) components.push(new RealNode({ endpoint: () => kube.endpoint() }));
+  const otel = options.otel ?? process.env.KPM_STACK_OTEL === '1';
+  if (otel || otelCollectorRunning()) components.push(new OtelCollectorComponent());
   return new LocalStack(components);
 }
 

@@ -10,4 +10,5 @@ export * from './file-lock';
 export { serviceKafkaIdentity } from './kafka/secure-kafka-settings';
 export * from './images';
 export * from './node';
+export * from './otel';
 export * from './service-settings';

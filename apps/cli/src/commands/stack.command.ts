@@ -8,8 +8,8 @@ function stackModule() {
   return require('../local/local-stack') as typeof import('../local/local-stack');
 }
 
-function defaultStack() {
-  return stackModule().defaultStack();
+function defaultStack(options: { otel?: boolean } = {}) {
+  return stackModule().defaultStack(undefined, options);
 }
 
 export function registerStackCommands(program: Command): void {
@@ -23,9 +23,16 @@ export function registerStackCommands(program: Command): void {
     .command('up')
     .description('provision what is missing, start what is not running, write .kpm/stack.env')
     .option('--json', 'print the variables of .kpm/stack.env as JSON')
-    .action(async (options: { json?: boolean }) => {
+    .option(
+      '--otel',
+      'also the OpenTelemetry Collector: OTLP on 127.0.0.1, spans to .kpm/otel/spans.jsonl (or KPM_STACK_OTEL=1)',
+    )
+    .action(async (options: { json?: boolean; otel?: boolean }) => {
       const started = Date.now();
-      const env = await defaultStack().up((message) => console.error(`kpm stack: ${message}`));
+      // Without --otel, KPM_STACK_OTEL decides; a collector that runs stays either way.
+      const env = await defaultStack(options.otel ? { otel: true } : {}).up((message) =>
+        console.error(`kpm stack: ${message}`),
+      );
       if (options.json) printJson(env);
       else for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);
       console.error(`kpm stack: up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
