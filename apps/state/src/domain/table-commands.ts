@@ -1,20 +1,15 @@
 /**
- * The commands the state service answers from its process table: `ps` lists what a query
- * selects, `flush` forgets the DEAD processes of the command's session that it selects. Each is
- * received, started and completed at once. A flush selecting processes of a session another
- * user owns (their facts name the owner) is refused, naming the owner, unless its user is an
- * operator.
+ * The commands the state service answers from its process table, as they arrive: `ps` lists
+ * what a query selects, `flush` forgets the DEAD processes of the command's session that it
+ * selects. Each is received, started and completed at once; when each completes, and with what,
+ * is its rule (completion/ps.ts, completion/flush.ts).
  */
-import {
-  CommandType,
-  foreignSessionErrors,
-  type FieldError,
-  type ProcessInstance,
-  type ProcessQuery,
-} from '@kpm/contracts';
+import { CommandType, type ProcessInstance, type ProcessQuery } from '@kpm/contracts';
 import { receivedBroadcast, startBroadcast } from './broadcasts';
+import type { CompletionReport } from './completion-record';
+import { flushCompletion, flushQuery, flushRefusal } from './completion/flush';
+import { psCompletion } from './completion/ps';
 import type { Effect } from './effects';
-import { psPage } from './ps-pages';
 import type { ShardMemory } from './shard-memory';
 
 /** Answers ps across the table(s) this replica knows; a lone shard answers from its own. */
@@ -42,9 +37,8 @@ export function answerPs(
   ]);
   if (memory.completed.has(ps.commandId)) return received;
   const sorted = directory ? directory(ps.query) : memory.book.table.select(ps.query);
-  const page = psPage(sorted, ps.cursor, ps.limit);
-  const detail = 'listing processes';
-  return [...received, ...succeed(memory, ps, CommandType.ps, detail, page.processes, [], page)];
+  const report = psCompletion(ps, sorted);
+  return [...received, ...succeed(memory, report, 'listing processes', [])];
 }
 
 /** Forgets DEAD processes of the command's session that the query selects. */
@@ -58,61 +52,25 @@ export function flushDead(
     receivedBroadcast(commandId, CommandType.flush, session, flush.user),
   ]);
   if (memory.completed.has(commandId) || !memory.live) return received;
-  const foreign = foreignFlushErrors(memory, flush, operators);
-  if (foreign.length > 0) return [...received, ...refuse(memory, flush, foreign)];
-  const flushed = memory.book.flush({ ...flush.query, session });
+  const refusal = flushRefusal(flush, memory.book.table, operators);
+  if (refusal) return [...received, ...memory.complete(refusal)];
+  const flushed = memory.book.flush(flushQuery(flush));
   const tombstones = flushed.map((p): Effect => ({ kind: 'tombstone', uuid: p.uuid, session }));
-  const detail = 'forgetting DEAD processes';
-  return [...received, ...succeed(memory, flush, CommandType.flush, detail, flushed, tombstones)];
+  const report = flushCompletion(flush, flushed);
+  return [...received, ...succeed(memory, report, 'forgetting DEAD processes', tombstones)];
 }
 
-/** The owners, other than the flush's user, of the processes it selects in its session. */
-function foreignFlushErrors(
-  memory: ShardMemory,
-  flush: TableCommand,
-  operators: readonly string[],
-): FieldError[] {
-  const { session, user = '' } = flush;
-  const selected = memory.book.table.select({ ...flush.query, session });
-  const owners = selected.map((p) => ({ session, owner: p.description.metadata.user }));
-  return foreignSessionErrors({ user, operators }, owners, 'query');
-}
-
-function refuse(memory: ShardMemory, command: TableCommand, errors: FieldError[]): Effect[] {
-  const { commandId, session, time } = command;
-  return memory.complete({
-    commandId,
-    commandType: CommandType.flush,
-    session,
-    status: 'rejected',
-    processes: [],
-    errors,
-    acceptedAt: time,
-  });
-}
-
-/** Started, then `effects`, then the succeeded completion listing `processes`. */
+/** Started, then `effects`, then the command's (succeeded) completion. */
 function succeed(
   memory: ShardMemory,
-  command: TableCommand,
-  commandType: CommandType,
+  report: CompletionReport,
   detail: string,
-  processes: ProcessInstance[],
   effects: Effect[],
-  paging?: { more: boolean },
 ): Effect[] {
-  const { commandId, session, time } = command;
+  const { commandId, commandType, session } = report;
   return [
     ...memory.publish(() => [startBroadcast(commandId, commandType, session, detail)]),
     ...effects,
-    ...memory.complete({
-      commandId,
-      commandType,
-      session,
-      status: 'succeeded',
-      processes,
-      acceptedAt: time,
-      ...(paging ? { paging } : {}),
-    }),
+    ...memory.complete(report),
   ];
 }
