@@ -1,11 +1,16 @@
 /**
  * Commands the boot-worker answers with one fact: the logs it fetched, the refusal of a command
  * before anything ran, or the dead letter of a valid command it gave up on. Each completes the
- * command.
+ * command once, by its rule (completion/logs.ts, rejected.ts, abandoned.ts).
  */
-import { CommandType, type CommandRejected, type LogsFetched } from '@kpm/contracts';
+import type { CommandRejected, LogsFetched } from '@kpm/contracts';
+import { abandonedCompletion, type AbandonedCommand } from './completion/abandoned';
+import { logsCompletion } from './completion/logs';
+import { rejectedCompletion } from './completion/rejected';
 import type { Effect } from './effects';
 import type { ShardMemory } from './shard-memory';
+
+export type { AbandonedCommand } from './completion/abandoned';
 
 export function logsFetched(
   memory: ShardMemory,
@@ -13,18 +18,9 @@ export function logsFetched(
   session: string,
   time: number,
 ): Effect[] {
-  const { commandId, uuid, lines } = fetched;
-  if (memory.completed.has(commandId)) return [];
-  const row = memory.book.table.get(uuid);
-  return memory.complete({
-    commandId,
-    commandType: CommandType.logs,
-    session,
-    status: 'succeeded',
-    processes: row ? [row] : [],
-    logs: [{ uuid, lines }],
-    acceptedAt: time,
-  });
+  if (memory.completed.has(fetched.commandId)) return [];
+  const row = memory.book.table.get(fetched.uuid);
+  return memory.complete(logsCompletion(fetched, row, session, time));
 }
 
 export function commandRejected(
@@ -33,24 +29,8 @@ export function commandRejected(
   session: string,
   time: number,
 ): Effect[] {
-  const { commandId, commandType, errors } = rejected;
-  if (memory.completed.has(commandId)) return [];
-  return memory.complete({
-    commandId,
-    commandType,
-    session,
-    status: 'rejected',
-    processes: [],
-    errors,
-    acceptedAt: time,
-  });
-}
-
-/** A valid command the boot-worker dead-lettered after its retries: what it was, and why. */
-export interface AbandonedCommand {
-  commandId: string;
-  commandType: string;
-  reason: string;
+  if (memory.completed.has(rejected.commandId)) return [];
+  return memory.complete(rejectedCompletion(rejected, session, time));
 }
 
 /** A command given up on fails, saying why, whatever of it was already under way. */
@@ -60,15 +40,6 @@ export function commandAbandoned(
   session: string,
   time: number,
 ): Effect[] {
-  const { commandId, commandType, reason } = abandoned;
-  if (memory.completed.has(commandId)) return [];
-  return memory.complete({
-    commandId,
-    commandType,
-    session,
-    status: 'failed',
-    processes: [],
-    errors: [{ message: `the boot-worker gave up on it: ${reason}` }],
-    acceptedAt: time,
-  });
+  if (memory.completed.has(abandoned.commandId)) return [];
+  return memory.complete(abandonedCompletion(abandoned, session, time));
 }
