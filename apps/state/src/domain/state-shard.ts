@@ -9,8 +9,9 @@
  * except completions the replay finds due that were never published.
  *
  * Each kind of fact has its step: boot-progress, kill-progress, table-commands and
- * answered-commands; shard-memory holds what they share. When a boot, kill, terminate or
- * restart completes, and with what, is one file each under completion/.
+ * answered-commands; shard-memory holds what they share. When each command completes, and with
+ * what, is one file each under completion/: boot, kill (and terminate), restart, ps, flush,
+ * logs, and a command the boot-worker rejected or abandoned.
  */
 import { CommandType, ProcessEventType, TerminationType, type KpmEvent } from '@kpm/contracts';
 import {
