@@ -36,7 +36,8 @@ export class CommandsController {
 
   // Explicit tokens: tsx (esbuild) emits no decorator metadata for Nest to infer them from.
   constructor(
-    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(KpmSettings)
+    private readonly settings: Pick<KpmSettings, 'service' | 'instance' | 'kafka'>,
     @Inject(EventProducer) private readonly producer: EventProducer,
     @Inject(Broadcaster) private readonly broadcaster: Broadcaster,
     @Inject(BootWorkerHandlers) private readonly handlers: BootWorkerHandlers,

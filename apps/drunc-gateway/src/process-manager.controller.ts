@@ -32,7 +32,7 @@ export class ProcessManagerController {
 
   constructor(
     @Inject(DruncProcessManager) private readonly pm: DruncProcessManager,
-    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(KpmSettings) private readonly settings: Pick<KpmSettings, 'gateway'>,
     @Inject(DruncServerMessages) private readonly messages: DruncServerMessages,
   ) {}
 

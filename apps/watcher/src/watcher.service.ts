@@ -38,7 +38,11 @@ export class WatcherService implements OnApplicationBootstrap, OnModuleDestroy {
 
   // Explicit tokens: under tsx (esbuild) there is no emitted decorator metadata to infer them.
   constructor(
-    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(KpmSettings)
+    private readonly settings: Pick<
+      KpmSettings,
+      'service' | 'instance' | 'kafka' | 'labels' | 'watcher' | 'kubeconfig'
+    >,
     @Inject(EventProducer) private readonly producer: EventProducer,
     @Inject(Readiness) private readonly readiness: Readiness,
     @Inject(Registry) registry: Registry,

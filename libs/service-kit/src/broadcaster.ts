@@ -26,7 +26,8 @@ export class Broadcaster {
   // Explicit tokens: tsx (esbuild) emits no decorator metadata for Nest to infer them from.
   constructor(
     @Inject(EventProducer) private readonly producer: EventProducer,
-    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(KpmSettings)
+    private readonly settings: Pick<KpmSettings, 'service' | 'instance' | 'kafka'>,
   ) {}
 
   async broadcast(input: BroadcastInput): Promise<void> {

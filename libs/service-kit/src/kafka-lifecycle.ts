@@ -28,7 +28,8 @@ export class KafkaLifecycle
   constructor(
     @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
     @Inject(EventProducer) private readonly producer: EventProducer,
-    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(KpmSettings)
+    private readonly settings: Pick<KpmSettings, 'service' | 'instance' | 'kafka'>,
     @Inject(Broadcaster) private readonly broadcaster: Broadcaster,
   ) {}
 

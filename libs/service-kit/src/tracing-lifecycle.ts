@@ -10,7 +10,7 @@ import { startTracing, type Tracing } from '@kpm/tracing';
 export class TracingLifecycle implements OnApplicationShutdown {
   readonly tracing: Tracing;
 
-  constructor(@Inject(KpmSettings) settings: KpmSettings) {
+  constructor(@Inject(KpmSettings) settings: Pick<KpmSettings, 'service' | 'instance'>) {
     this.tracing = startTracing(settings.service, { instance: settings.instance });
   }
 

@@ -40,7 +40,7 @@ export class KubeCluster implements Cluster {
   readonly nodes: Nodes;
   readonly restartRecords: RestartRecords;
 
-  constructor(apis: KubeApis, settings: KpmSettings) {
+  constructor(apis: KubeApis, settings: Pick<KpmSettings, 'podManagement' | 'labels'>) {
     const { podManagement } = settings;
     const retry: KubeRetryOptions = { deadlineMs: podManagement.apiRetryDeadlineSeconds * 1000 };
     const labels = new KpmLabels(settings.labels.domain);

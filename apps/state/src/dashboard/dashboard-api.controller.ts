@@ -47,7 +47,8 @@ export class DashboardApiController {
   constructor(
     @Inject(DashboardFeed) private readonly feed: DashboardFeed,
     @Inject(EventProducer) private readonly producer: EventProducer,
-    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(KpmSettings)
+    private readonly settings: Pick<KpmSettings, 'service' | 'instance' | 'kafka'>,
     @Inject(StateView) private readonly view: StateView,
     @Inject(StateCoordinator) private readonly coordinator: StateCoordinator,
   ) {}

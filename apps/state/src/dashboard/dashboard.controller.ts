@@ -14,7 +14,7 @@ import { DASHBOARD_SECURITY_HEADERS } from './security-headers';
 export class DashboardController {
   private readonly assets: Map<string, DashboardAsset>;
 
-  constructor(@Inject(KpmSettings) settings: KpmSettings) {
+  constructor(@Inject(KpmSettings) settings: Pick<KpmSettings, 'http'>) {
     const assets = loadAssets();
     this.assets = settings.http.auth ? withoutSnapshotPreload(assets) : assets;
   }

@@ -41,7 +41,7 @@ export class FeedPublisher implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
 
   constructor(
-    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(KpmSettings) private readonly settings: Pick<KpmSettings, 'kafka' | 'feeds'>,
     @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
     @Inject(EventProducer) private readonly producer: EventProducer,
     @Inject(StateCoordinator) private readonly coordinator: StateCoordinator,

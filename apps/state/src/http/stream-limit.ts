@@ -24,7 +24,7 @@ const STREAM_RETRY_AFTER_SECONDS = 5;
 export class StreamSlots {
   private open = 0;
 
-  constructor(@Inject(KpmSettings) private readonly settings: KpmSettings) {}
+  constructor(@Inject(KpmSettings) private readonly settings: Pick<KpmSettings, 'http'>) {}
 
   get count(): number {
     return this.open;

@@ -40,7 +40,7 @@ export class ShardInput {
   private readonly logger = new Logger(ShardInput.name);
 
   constructor(
-    private readonly settings: KpmSettings,
+    private readonly settings: Pick<KpmSettings, 'kafka'>,
     private readonly groupId: string,
   ) {}
 

@@ -59,7 +59,7 @@ export class ShardRestore {
   >;
 
   constructor(
-    private readonly settings: KpmSettings,
+    private readonly settings: Pick<KpmSettings, 'kafka' | 'state'>,
     private readonly readHistory: HistoryReader,
     private readonly groupId: string,
   ) {
@@ -317,7 +317,7 @@ function idleSince(
 
 /** One fact of the history applied to its shard (a restore publishes only due completions). */
 export function replayRecord(
-  settings: KpmSettings,
+  settings: Pick<KpmSettings, 'kafka'>,
   shard: StateShard,
   record: InboundRecord,
 ): Effect[] {
@@ -338,7 +338,7 @@ export async function replaySliced(
   }
 }
 
-function parse(settings: KpmSettings, record: InboundRecord) {
+function parse(settings: Pick<KpmSettings, 'kafka'>, record: InboundRecord) {
   return parseRecord(record.value, {
     topic: record.topic,
     maxBytes: settings.kafka.maxRecordBytes,

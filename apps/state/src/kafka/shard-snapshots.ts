@@ -38,7 +38,7 @@ export class ShardSnapshots {
   private readonly last = new Map<number, { parts: number; entries: number }>();
 
   constructor(
-    private readonly settings: KpmSettings,
+    private readonly settings: Pick<KpmSettings, 'kafka' | 'state'>,
     private readonly endOffsets: EndOffsets,
     private readonly clock: Clock,
     /** Called for each snapshot handed to its transaction. */

@@ -50,6 +50,12 @@ export abstract class StateKafka {
   abstract close(): Promise<void>;
 }
 
+/** What the coordinator and the shard parts it builds read of the settings. */
+type CoordinatorSettings = Pick<
+  KpmSettings,
+  'service' | 'instance' | 'kafka' | 'state' | 'feeds' | 'security'
+>;
+
 /** The clock of deadlines and snapshots (the system clock unless a test provides one). */
 const STATE_CLOCK = 'kpm.state.clock';
 
@@ -66,7 +72,7 @@ export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy 
   private readonly clock: Clock;
 
   constructor(
-    @Inject(KpmSettings) settings: KpmSettings,
+    @Inject(KpmSettings) settings: CoordinatorSettings,
     @Inject(StateKafka) private readonly kafka: StateKafka,
     @Inject(Broadcaster) broadcaster: Broadcaster,
     @Inject(StateView) view: StateView,

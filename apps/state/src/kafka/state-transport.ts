@@ -16,7 +16,7 @@ export class StateTransport extends Server implements CustomTransportStrategy {
 
   constructor(
     private readonly kafka: KafkaClient,
-    private readonly settings: KpmSettings,
+    private readonly settings: Pick<KpmSettings, 'state'>,
     private readonly groupId: string,
     private readonly topics: readonly string[],
     private readonly partitions: StateCoordinator,

@@ -72,7 +72,8 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly closing = new AbortController();
 
   constructor(
-    @Inject(KpmSettings) private readonly settings: KpmSettings,
+    @Inject(KpmSettings)
+    private readonly settings: Pick<KpmSettings, 'instance' | 'kafka' | 'state'>,
     @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
     @Inject(Readiness) private readonly readiness: Readiness,
   ) {
