@@ -33,6 +33,11 @@ export interface PartitionStateHandler {
     partition: number,
     positions: ReadonlyMap<string, bigint>,
   ): TransactionalRecord[] | Promise<TransactionalRecord[]>;
+  /**
+   * p's last transaction (a batch's or a wake's) committed: what it decided is durable now, and
+   * may be told (a completion's span).
+   */
+  committed?(partition: number): void;
   /** This member no longer owns p, or p's state is void after a failed transaction. */
   release(partition: number): void;
 }

@@ -38,6 +38,13 @@ class FakeHandler implements PartitionStateHandler {
     this.log.push(`release ${partition}`);
   }
 
+  /** The partitions told their transaction committed, in order. */
+  readonly commits: number[] = [];
+
+  committed(partition: number): void {
+    this.commits.push(partition);
+  }
+
   nextWake(): number | undefined {
     return this.wakeAt;
   }
@@ -152,12 +159,13 @@ describe('TransactionalRunner', () => {
   it.each(['sendBatch', 'sendOffsets', 'commit'] as const)(
     'a failed %s aborts, voids the state, restores with a new producer and leaves the batch unresolved',
     async (step) => {
-      const { kafka, deliver, log, runner } = await ownerOf([0]);
+      const { kafka, deliver, log, runner, handler } = await ownerOf([0]);
       kafka.producers[0].failOn = step;
       const restored = log.length;
       const { batch, done } = deliver(0, [0, 1]);
       await expect(done).rejects.toBeInstanceOf(PartitionReset);
       expect(batch.resolved).toEqual([]);
+      expect(handler.commits).toEqual([]); // what the failed transaction decided is never told
       await eventually(() => runner.owned().includes(0) && kafka.producers.length === 2, {
         what: 'restored again',
         everyMs: 1,
@@ -179,6 +187,7 @@ describe('TransactionalRunner', () => {
       await again.done;
       expect(again.batch.resolved).toEqual(['1']);
       expect(log.slice(-2)).toEqual(['g-0#1 commit', 'resolve 1']);
+      expect(handler.commits).toEqual([0]);
     },
   );
 
@@ -283,6 +292,7 @@ describe('TransactionalRunner', () => {
       `g-0#0 sendBatch ${OUTPUT}×1`,
       'g-0#0 commit',
     ]);
+    expect(handler.commits).toEqual([0, 0]); // the batch's transaction, then the wake's
   });
 
   it('reports a consumer that stopped for good as not ready', async () => {

@@ -237,6 +237,7 @@ export class TransactionalRunner {
         const outputs = this.options.handler.process(p, records);
         return owner.commit(this.options.groupId, outputs, { topic, offset: nextOffset });
       });
+      this.options.handler.committed?.(p);
       owner.next.set(topic, BigInt(nextOffset));
       payload.resolveOffset(lastOffset);
       if (this.failing.delete(p)) this.report();
@@ -278,6 +279,7 @@ export class TransactionalRunner {
     } catch (error) {
       return this.fail(owner, error);
     }
+    handler.committed?.(owner.partition);
     this.scheduleWake(owner);
   }
 

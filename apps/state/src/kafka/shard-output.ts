@@ -1,10 +1,11 @@
 /**
  * What a shard's effects become: Kafka records (effect-records.ts), each carrying its command's
  * trace, else the trace of the record that caused it (docs/design.md §3.4), counted in the metrics;
- * a completion is also a span in its command's trace when tracing is on.
+ * a completion is also a span in its command's trace when tracing is on, once its transaction
+ * committed (an aborted one's completion is decided again after the restore, and told then).
  */
 import { commandName, withTrace, type CommandCompleted } from '@kpm/contracts';
-import { markSpan } from '@kpm/tracing';
+import { markSpan, tracingEnabled } from '@kpm/tracing';
 import type { TransactionalRecord } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import type { FeedRecords } from '../feeds/feed-records';
@@ -14,6 +15,8 @@ import type { ShardStep } from './shard-input';
 
 export class ShardOutput {
   private readonly traces: CommandTraces;
+  /** Each partition's completions decided in its open transaction, told once it commits. */
+  private readonly decided = new Map<number, Array<() => void>>();
 
   constructor(
     private readonly records: EffectRecords,
@@ -44,8 +47,17 @@ export class ShardOutput {
     return [...this.encoded(partition, effects), ...this.feedsOf(effects)];
   }
 
+  /** p's transaction committed: its completions are spans now, each from decided to durable. */
+  committed(partition: number): void {
+    const marks = this.decided.get(partition);
+    this.decided.delete(partition);
+    for (const mark of marks ?? []) mark();
+  }
+
+  /** p left this replica, or its transaction failed: what it decided is void, so never told. */
   release(partition: number): void {
     this.traces.release(partition);
+    this.decided.delete(partition);
   }
 
   private traced(
@@ -55,9 +67,17 @@ export class ShardOutput {
   ): TransactionalRecord[] {
     return effects.flatMap((effect) => {
       const trace = this.traces.traceOf(partition, effect, cause);
-      if (effect.kind === 'completion') markCompletion(effect.completion, trace);
+      if (effect.kind === 'completion') this.decide(partition, effect.completion, trace);
       return withTrace(trace, () => this.encoded(partition, [effect]));
     });
+  }
+
+  private decide(partition: number, completion: CommandCompleted, trace: string | undefined) {
+    if (!tracingEnabled()) return;
+    const decidedAt = new Date();
+    const marks = this.decided.get(partition) ?? [];
+    marks.push(() => markCompletion(completion, trace, decidedAt));
+    this.decided.set(partition, marks);
   }
 
   private encoded(partition: number, effects: readonly Effect[]): TransactionalRecord[] {
@@ -70,10 +90,18 @@ export class ShardOutput {
   }
 }
 
-/** The completion, a span in its command's trace: where the command's time ends. */
-function markCompletion(completion: CommandCompleted, trace: string | undefined): void {
+/**
+ * The completion, a span in its command's trace where the command's time ends: from when it was
+ * decided to when its transaction made it durable.
+ */
+function markCompletion(
+  completion: CommandCompleted,
+  trace: string | undefined,
+  decidedAt: Date,
+): void {
   markSpan(`complete ${commandName(completion.commandType)}`, {
     parent: trace,
+    startTime: decidedAt,
     attributes: {
       'kpm.command.id': completion.commandId,
       'kpm.command.type': completion.commandType,

@@ -167,6 +167,11 @@ export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy 
     return this.snapshots.takeIfDue(partition, shard, positions);
   }
 
+  /** p's transaction committed: its completions' spans are told (ShardOutput). */
+  committed(partition: number): void {
+    this.output.committed(partition);
+  }
+
   release(partition: number): void {
     this.shards.delete(partition);
     this.output.release(partition);
