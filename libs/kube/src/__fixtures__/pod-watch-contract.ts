@@ -38,12 +38,24 @@ export interface PodWatchEnv {
   namespace: string;
   /** The pod, placed on a node (a kwok node on the real server). */
   place(pod: V1Pod): V1Pod;
-  /** A resourceVersion older than any the server still serves watches from. */
+  /** A resourceVersion older than any the server still serves watches from, once it forgot. */
   tooOldResourceVersion: string;
+  /**
+   * Makes the server forget its history before now, as it does on its own every few minutes
+   * (etcd's compaction on the real server, `compact()` on the fake).
+   */
+  forgetHistory(): Promise<void>;
 }
 
 export interface PodWatchCase {
   name: string;
+  /**
+   * The case makes the server forget its history (`env.forgetHistory`). A server with a watch
+   * cache serves watches from its window of recent changes, which may reach back to any
+   * resourceVersion on a young cluster whatever etcd forgot; the real side runs these against an
+   * API server without one, whose watches etcd serves.
+   */
+  forgets?: true;
   run(api: PodApi, env: PodWatchEnv): Promise<void>;
 }
 
@@ -186,7 +198,9 @@ const watchCases: PodWatchCase[] = [
   },
   {
     name: 'a watch from a resourceVersion too old is answered by a 200 stream whose one event is an ERROR Status 410 Expired, then its end',
+    forgets: true,
     run: async (api, env) => {
+      await env.forgetHistory();
       const watch = await openWatch(
         api,
         selecting(env.unique('expired')),
@@ -203,9 +217,9 @@ const watchCases: PodWatchCase[] = [
         code: 410,
         reason: 'Expired',
       });
-      expect(watch.events[0].object.message).toMatch(
-        new RegExp(`^too old resource version: ${env.tooOldResourceVersion} \\(\\d+\\)$`),
-      );
+      // The watch cache says "too old resource version: 1 (45573)", etcd's compaction "The
+      // resourceVersion for the provided watch is too old.": which one answers depends on timing.
+      expect(watch.events[0].object.message).toMatch(/too old/i);
     },
   },
   {
@@ -354,10 +368,12 @@ function runStream(
 const streamCases: PodWatchCase[] = [
   {
     name: "PodWatchStream: its resourceVersion out of the server's window (as after a long absence), the watch's 410 makes it list again (snapshot 'expired') and go on",
+    forgets: true,
     run: async (api, env) => {
       const selected = env.unique('stream-expired');
       const before = env.unique('before');
       await create(api, casePod(env, before, selected));
+      await env.forgetHistory();
       // The first list is answered as if long ago: its resourceVersion is one the server forgot.
       let lists = 0;
       const core: Pick<CoreApi, 'listPodForAllNamespaces'> = {
