@@ -85,3 +85,18 @@ export function cursorOf(process: ProcessInstance): string {
   const { session, name } = process.description.metadata;
   return `${session}/${name}/${process.uuid}`;
 }
+
+/** What every completion names of its command, read off anything that carries it (an aggregate). */
+export type ReportHead = Pick<
+  CompletionReport,
+  'commandId' | 'commandType' | 'session' | 'acceptedAt'
+>;
+
+export function reportHead({
+  commandId,
+  commandType,
+  session,
+  acceptedAt,
+}: ReportHead): ReportHead {
+  return { commandId, commandType, session, acceptedAt };
+}

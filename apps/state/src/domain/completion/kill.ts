@@ -13,7 +13,7 @@
  * under a progress timeout).
  */
 import type { ProcessInstance } from '@kpm/contracts';
-import type { CompletionReport } from '../completion-record';
+import { reportHead, type CompletionReport } from '../completion-record';
 import { stillPending, type KillAggregate } from '../kill-aggregate';
 import { deadInstance, instanceFromTermination, type ProcessTable } from '../process-table';
 
@@ -23,28 +23,17 @@ export function killCompletion(
   table: ProcessTable,
 ): CompletionReport | undefined {
   if (!kill.allEnded) return undefined;
-  return { ...head(kill), status: 'succeeded', processes: targetedProcesses(kill, table) };
+  return { ...reportHead(kill), status: 'succeeded', processes: targetedProcesses(kill, table) };
 }
 
 /** The kill at its deadline, still open. */
 export function killTimedOut(kill: KillAggregate, table: ProcessTable): CompletionReport {
   return {
-    ...head(kill),
+    ...reportHead(kill),
     status: 'timed_out',
     processes: targetedProcesses(kill, table),
     pending: kill.pending,
     errors: [{ message: stillPending(kill) }],
-  };
-}
-
-function head(
-  kill: KillAggregate,
-): Pick<CompletionReport, 'commandId' | 'commandType' | 'session' | 'acceptedAt'> {
-  return {
-    commandId: kill.commandId,
-    commandType: kill.commandType,
-    session: kill.session,
-    acceptedAt: kill.acceptedAt,
   };
 }
 

@@ -17,7 +17,7 @@
  * s (…)` while old pods remain, else `the process was not booted again within <s> s` (one
  * process) or `<n> of <N> processes were not booted again within <s> s`.
  */
-import type { CompletionReport } from '../completion-record';
+import { reportHead, type CompletionReport } from '../completion-record';
 import { hasEnded, stillPending, type KillAggregate } from '../kill-aggregate';
 import type { ProcessTable } from '../process-table';
 
@@ -38,10 +38,10 @@ export function restartCompletion(
     const message = `${failure.name} (${failure.uuid}) was stopped but failed to boot again: ${failure.error.code}: ${failure.error.message}`;
     return [{ message }];
   });
-  if (errors.length === 0) return { ...head(kill), status: 'succeeded', processes };
+  if (errors.length === 0) return { ...reportHead(kill), status: 'succeeded', processes };
   const pending = kill.pending;
   return {
-    ...head(kill),
+    ...reportHead(kill),
     status: 'failed',
     processes,
     errors,
@@ -52,22 +52,11 @@ export function restartCompletion(
 /** The restart at its deadline, still open. */
 export function restartTimedOut(kill: KillAggregate, table: ProcessTable): CompletionReport {
   return {
-    ...head(kill),
+    ...reportHead(kill),
     status: 'timed_out',
     processes: rebootedProcesses(kill, table),
     pending: kill.pending,
     errors: [{ message: timeoutMessage(kill) }],
-  };
-}
-
-function head(
-  kill: KillAggregate,
-): Pick<CompletionReport, 'commandId' | 'commandType' | 'session' | 'acceptedAt'> {
-  return {
-    commandId: kill.commandId,
-    commandType: kill.commandType,
-    session: kill.session,
-    acceptedAt: kill.acceptedAt,
   };
 }
 
