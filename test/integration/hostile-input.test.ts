@@ -186,6 +186,8 @@ describe('name patterns run in linear time', () => {
         subject: ctx.owned,
         data,
       });
+      const stateAnswers = type === CommandType.ps || type === CommandType.flush;
+      const decidedBefore = stateAnswers ? await stateProcessTime() : { seconds: 0, batches: 0 };
       const sentAt = Date.now();
       await producer.send({
         topic: topicName('commands', h.prefix),
@@ -201,7 +203,6 @@ describe('name patterns run in linear time', () => {
       });
       // The first answer: the boot-worker's fact (kill.accepted, command.rejected), or the
       // state's completion for ps and flush. Its record timestamp is when it was produced.
-      const stateAnswers = type === CommandType.ps || type === CommandType.flush;
       const first = stateAnswers
         ? await outputs.waitFor(completionOf(id))
         : await h.probe.waitFor((r) => r.event?.data.commandId === id);
@@ -209,9 +210,31 @@ describe('name patterns run in linear time', () => {
       expect(answer.status).toBe(status);
       expect((answer.errors ?? []).map((e) => e.path)).toEqual(paths);
       expect(answer.processes).toEqual([]);
-      expect(first.timestamp - sentAt).toBeLessThan(LINEAR_BOUND_MS);
+      if (stateAnswers) {
+        // The state's answer waits on its Kafka transaction too, whose coordinator retries
+        // (CONCURRENT_TRANSACTIONS, ~200 ms each) on a loaded broker: the pattern's cost is in
+        // the handler's time, which the service measures apart from the commit.
+        const decided = await stateProcessTime();
+        expect(decided.batches).toBeGreaterThan(decidedBefore.batches);
+        expect((decided.seconds - decidedBefore.seconds) * 1000).toBeLessThan(LINEAR_BOUND_MS);
+      } else {
+        expect(first.timestamp - sentAt).toBeLessThan(LINEAR_BOUND_MS);
+      }
     },
   );
+
+  /** The state's handler time over every input batch so far (its own trio: no other suite's). */
+  async function stateProcessTime(): Promise<{ seconds: number; batches: number }> {
+    const text = await (await fetch(`${await trio.stateUrl()}/metrics`)).text();
+    const value = (name: string) =>
+      Number(
+        new RegExp(`^${name}\\{[^}]*phase="process"[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0,
+      );
+    return {
+      seconds: value('kpm_state_transaction_seconds_sum'),
+      batches: value('kpm_state_transaction_seconds_count'),
+    };
+  }
 
   it.each([
     [POLYNOMIAL, 200],

@@ -69,6 +69,7 @@ export class StateModule {
           topics,
           app.get(StateCoordinator),
           readiness,
+          app.get(StateMetrics),
         ),
     };
   }

@@ -59,6 +59,18 @@ export interface TransactionalRunnerOptions {
    * transaction is a span in the trace of every command its batch carries.
    */
   traceOf?: (record: InboundRecord) => string | undefined;
+  /** Told of each committed batch: how long the handler took, and the transaction after it. */
+  onTransaction?: (timing: TransactionTiming) => void;
+}
+
+/** One committed input batch's time, split where the handler's work ends and Kafka's begins. */
+export interface TransactionTiming {
+  partition: number;
+  records: number;
+  /** The handler's `process`: decoding and the domain's decisions. */
+  processMs: number;
+  /** Producing the outputs and committing the transaction with the offsets. */
+  commitMs: number;
 }
 
 /** Why p's last transaction failed, and the input batch it carried, if any (not a timer's). */
@@ -233,11 +245,16 @@ export class TransactionalRunner {
     }
     try {
       const nextOffset = (BigInt(lastOffset) + 1n).toString();
+      let processMs = 0;
+      const started = performance.now();
       await inSpans('transaction', this.tracesOf(records), transactionSpan(p, records), () => {
         const outputs = this.options.handler.process(p, records);
+        processMs = performance.now() - started;
         return owner.commit(this.options.groupId, outputs, { topic, offset: nextOffset });
       });
+      const commitMs = performance.now() - started - processMs;
       this.options.handler.committed?.(p);
+      this.options.onTransaction?.({ partition: p, records: records.length, processMs, commitMs });
       owner.next.set(topic, BigInt(nextOffset));
       payload.resolveOffset(lastOffset);
       if (this.failing.delete(p)) this.report();

@@ -2,6 +2,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { typeLabel } from '@kpm/contracts';
+import type { TransactionTiming } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
 
@@ -12,6 +13,7 @@ export class StateMetrics {
   readonly restoreSeconds: Histogram;
   readonly restoreReplayed: Counter;
   readonly snapshots: Counter;
+  readonly transactionSeconds: Histogram<'phase'>;
   private shards: () => StateShard[] = () => [];
 
   constructor(@Inject(Registry) registry: Registry) {
@@ -42,6 +44,13 @@ export class StateMetrics {
       help: 'Shard snapshots handed to their transaction on kpm.state-snapshots',
       registers: [registry],
     });
+    this.transactionSeconds = new Histogram({
+      name: 'kpm_state_transaction_seconds',
+      help: "An input batch's transaction by phase: process (the handler's decisions) and commit (producing and committing in Kafka)",
+      labelNames: ['phase'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
     const shards = () => this.shards();
     new Gauge({
       name: 'kpm_state_open_commands',
@@ -59,6 +68,11 @@ export class StateMetrics {
         this.set(shards().length);
       },
     });
+  }
+
+  observeTransaction(timing: TransactionTiming): void {
+    this.transactionSeconds.observe({ phase: 'process' }, timing.processMs / 1000);
+    this.transactionSeconds.observe({ phase: 'commit' }, timing.commitMs / 1000);
   }
 
   observeShards(shards: () => StateShard[]): void {

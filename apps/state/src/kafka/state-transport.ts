@@ -9,6 +9,7 @@ import { recordTraceparent } from '@kpm/contracts';
 import { TransactionalRunner, type KafkaClient } from '@kpm/kafka';
 import type { Readiness } from '@kpm/service-kit';
 import type { StateCoordinator } from './state-coordinator';
+import type { StateMetrics } from './state-metrics';
 
 export class StateTransport extends Server implements CustomTransportStrategy {
   protected override readonly logger = new Logger(StateTransport.name);
@@ -21,6 +22,7 @@ export class StateTransport extends Server implements CustomTransportStrategy {
     private readonly topics: readonly string[],
     private readonly partitions: StateCoordinator,
     private readonly readiness: Readiness,
+    private readonly metrics?: Pick<StateMetrics, 'observeTransaction'>,
   ) {
     super();
   }
@@ -37,6 +39,7 @@ export class StateTransport extends Server implements CustomTransportStrategy {
       logger: this.logger,
       onReadiness: (ready, detail) => this.readiness.set('kafka-consumer', ready, detail),
       traceOf: (record) => recordTraceparent(record.value, record.headers),
+      onTransaction: (timing) => this.metrics?.observeTransaction(timing),
     });
     this.runner.start().then(
       () => callback(),
