@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { bundleCli } from '@kpm/stack/cli-bundle';
 import { daqApplication } from '../../test/support/daq-application';
 import { childNodeArgs } from '../../test/support/service-process';
 
@@ -29,6 +30,7 @@ export async function buildCompiledCli(): Promise<void> {
   await promisify(execFile)(join(root, 'node_modules', '.bin', 'nest'), ['build', 'cli'], {
     cwd: root,
   });
+  await bundleCli(root);
 }
 
 export interface CliRun {

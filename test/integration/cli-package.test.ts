@@ -5,7 +5,15 @@
  * processes of a session given only `--brokers` or `KPM_KAFKA_BROKERS`.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectProcessManager, type ProcessManagerClient } from '@kpm/client';
@@ -118,6 +126,11 @@ it('the packed CLI, installed in an empty directory, runs kpm ps with --brokers 
     { cwd: app },
   );
   expect(installed).toMatchObject({ code: 0 });
+  // The package carries the CLI's one-file bundle, which bin/kpm.js runs outside a checkout.
+  const { name } = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as {
+    name: string;
+  };
+  expect(existsSync(join(app, 'node_modules', name, 'dist', 'apps', 'cli', 'kpm.js'))).toBe(true);
 
   const kpm = join(app, 'node_modules', '.bin', 'kpm');
   const brokers = stackEnv().brokers.join(',');

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { bundleCli, cliBundleCurrent } from './cli-bundle';
 import { withFileLock } from './file-lock';
 import { repoRoot } from './paths';
 
@@ -19,8 +20,11 @@ export async function ensureServiceBuilt(
   onProgress: (message: string) => void = () => undefined,
 ): Promise<string> {
   const entry = serviceEntry(service);
-  await withFileLock(`build-${service}`, () => {
-    if (!isStale(service, entry)) return Promise.resolve();
+  await withFileLock(`build-${service}`, async () => {
+    if (!isStale(service, entry)) {
+      if (service === 'cli' && !cliBundleCurrent()) await bundleCli();
+      return;
+    }
     onProgress(`building ${service}`);
     const started = Date.now();
     const result = spawnSync(
@@ -34,8 +38,8 @@ export async function ensureServiceBuilt(
     if (result.status !== 0) {
       throw new Error(`kpm: nest build ${service} failed:\n${result.stdout}${result.stderr}`);
     }
+    if (service === 'cli') await bundleCli();
     onProgress(`built ${service} in ${Date.now() - started} ms`);
-    return Promise.resolve();
   });
   return entry;
 }

@@ -1,4 +1,5 @@
-import { batchOptions, samplerOf, startTracing, tracingEnabled, tracingRequested } from './tracing';
+import { batchOptions, samplerOf } from './sdk';
+import { startTracing, tracingEnabled, tracingRequested } from './tracing';
 
 describe('tracingRequested: off unless the OTEL_* variables ask', () => {
   it.each([
