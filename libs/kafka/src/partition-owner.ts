@@ -6,6 +6,16 @@ import type { Producer } from 'kafkajs';
 import type { KafkaClient } from './kafka-client';
 import type { TransactionalRecord } from './partition-state-handler';
 
+/**
+ * The next transaction's first produce often reaches the coordinator while it still writes the
+ * last one's commit markers: it answers CONCURRENT_TRANSACTIONS, for a few milliseconds. kafkajs
+ * retries after its initial retry time, 200 ms for kpm's clients — a fifth of a second on the
+ * way to a completion, ~37 % of the state's commit time in a 17-process boot and terminate
+ * (2026-11-28). Java's producer retries that answer after 20 ms; so does this one, doubling up
+ * to the client's longest wait. Idempotence keeps kafkajs' unlimited retries.
+ */
+const TRANSACTION_RETRY = { initialRetryTime: 20, retries: Number.MAX_SAFE_INTEGER };
+
 export class PartitionOwner {
   readonly next = new Map<string, bigint>();
   ready!: Promise<void>;
@@ -31,6 +41,7 @@ export class PartitionOwner {
         maxInFlightRequests: 1,
         transactionTimeout: producer.transactionTimeoutMs,
         allowAutoTopicCreation: false,
+        retry: TRANSACTION_RETRY,
       }),
     );
   }
