@@ -1,7 +1,9 @@
 """Latency of each drunc ProcessManager RPC through kpm's drunc gateway, in one wire era, for a
 session of N processes, measured from the client's side of drunc's calls (each era's driver.py
 makes them as drunc's driver of that era does). Prints one JSON document:
-{N: {rpc: {calls, median_ms, p99_ms, max_ms}}}.
+{N: {rpc: {calls, median_ms, p99_ms, max_ms}, "session": {boot_calls_ms, all_running_ms}}}:
+the session's boot calls one after the other as drunc's driver sends them, from the first call
+to the last answer, and to the first ps that shows every process RUNNING.
 
     python latency.py --era current|enveloped --sizes 1,200   (KPM_DRUNC_GATEWAY,
         KPM_TEST_SESSION, KPM_TEST_USER, KPM_TEST_NODES as for the Python suites)
@@ -18,22 +20,24 @@ import math
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
 
-SUITES = Path(__file__).resolve().parents[2] / "test" / "support" / "python"
+ROOT = Path(__file__).resolve().parents[2]
+SUITES = ROOT / "test" / "support" / "python"
 REPEAT = 20
 ACTIONS = 5
 
 
 def load(era: str) -> None:
+    """Puts the era's driver on the path and the stubs generated from its protos."""
     suite = SUITES / ("drunc_gateway" if era == "current" else "drunc_enveloped")
+    sys.path.insert(0, str(SUITES))
     sys.path.insert(0, str(suite))
-    from conftest import _generate_stubs
+    from drunc_fixtures import install_stubs
 
-    stubs = Path(os.environ.get("TMPDIR", "/tmp")) / f"kpm-drunc-bench-{era}-stubs-{os.getpid()}"
-    stubs.mkdir(parents=True, exist_ok=True)
-    _generate_stubs(stubs)
-    sys.path.insert(0, str(stubs))
+    protos = ROOT / "apps" / "drunc-gateway" / "proto"
+    install_stubs(protos if era == "current" else protos / "enveloped", f"kpm-drunc-bench-{era}-stubs")
 
 
 def current_session(address: str, user: str, session: str, nodes: list[str], n: int):
@@ -45,7 +49,10 @@ def current_session(address: str, user: str, session: str, nodes: list[str], n: 
     try:
         for _ in range(REPEAT):
             driver.describe()
+        started = time.perf_counter()
         booted = [driver.boot(r).values[0] for r in flat_session(user, session, nodes, n)]
+        totals = session_totals(started, lambda: driver.ps(query(session=session)).values,
+                                driver.latencies, n, pm)
         for _ in range(REPEAT):
             driver.ps(query(names=[".*"], session=session))
             driver.logs(pm.LogRequest(query=query(uuids=[booted[0].uuid.uuid]), how_far=100))
@@ -57,7 +64,7 @@ def current_session(address: str, user: str, session: str, nodes: list[str], n: 
             driver.flush(query(names=[".*"], session=session))
         driver.terminate()
         assert driver.ps(query(user=user, session=session)).values == []
-        return driver.latencies
+        return driver.latencies, totals
     finally:
         driver.close()
 
@@ -73,10 +80,13 @@ def enveloped_session(address: str, user: str, session: str, nodes: list[str], n
                              [("daq_application", ["--name", f"app-{i:03d}"])], tree_id=f"0.1.{i}")
                 for i in range(n)]
     booted = []
+    started = time.perf_counter()
     for r in requests:
         answer = driver.boot(r)
         assert answer.ok, answer.text
         booted.append(answer.data)
+    totals = session_totals(started, lambda: driver.ps(query(session=session)).data.values,
+                            driver.latencies, n, pm)
     for _ in range(REPEAT):
         assert driver.ps(pm.ProcessQuery(names=[".*"])).ok
         driver.logs(pm.LogRequest(query=query(uuids=[booted[0].uuid.uuid]), how_far=100))
@@ -88,7 +98,21 @@ def enveloped_session(address: str, user: str, session: str, nodes: list[str], n
         assert driver.flush(query(names=[".*"], session=session)).ok
     assert driver.terminate(query()).ok
     assert driver.ps(query(user=user, session=session)).data.values == []
-    return driver.latencies
+    return driver.latencies, totals
+
+
+def session_totals(started: float, listed, latencies: list, n: int, pm) -> dict:
+    """The boot calls' total, then ps until every process is RUNNING (those ps calls are not
+    counted among ps' latencies)."""
+    boot_calls_ms = (time.perf_counter() - started) * 1000
+    mark = len(latencies)
+    running = pm.ProcessInstance.StatusCode.RUNNING
+    while sum(1 for p in listed() if p.status_code == running) < n:
+        if time.perf_counter() - started > 600:
+            raise TimeoutError(f"{n} processes not all RUNNING after 600 s")
+    del latencies[mark:]
+    return {"boot_calls_ms": round(boot_calls_ms),
+            "all_running_ms": round((time.perf_counter() - started) * 1000)}
 
 
 def p99(values: list[float]) -> float:
@@ -109,13 +133,15 @@ def main() -> None:
     out: dict[str, dict] = {}
     for n in (int(s) for s in args.sizes.split(",")):
         by_rpc: dict[str, list[float]] = {}
-        for rpc, seconds in run(address, user, f"{base}-{args.era[0]}{n}", nodes, n):
+        latencies, totals = run(address, user, f"{base}-{args.era[0]}{n}", nodes, n)
+        for rpc, seconds in latencies:
             by_rpc.setdefault(rpc, []).append(seconds * 1000)
         out[str(n)] = {
             rpc: {"calls": len(ms), "median_ms": round(statistics.median(ms), 1),
                   "p99_ms": round(p99(ms), 1), "max_ms": round(max(ms), 1)}
             for rpc, ms in by_rpc.items()
         }
+        out[str(n)]["session"] = totals
     print(json.dumps(out, indent=2))
 
 

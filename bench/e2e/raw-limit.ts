@@ -32,7 +32,7 @@ export async function buildRawLimit(progress: (message: string) => void): Promis
 /** Runs the raw client-go limit for `pods` pods in a namespace of its own (deleted afterwards). */
 export async function runRawLimit(
   binary: string,
-  options: { pods: number; namespace: string; kubeconfig: string },
+  options: { pods: number; namespace: string; kubeconfig: string; workers?: number },
 ): Promise<RawLimit> {
   const { stdout } = await promisify(execFile)(
     binary,
@@ -40,7 +40,7 @@ export async function runRawLimit(
       `-kubeconfig=${options.kubeconfig}`,
       `-namespace=${options.namespace}`,
       `-pods=${options.pods}`,
-      '-workers=64',
+      `-workers=${options.workers ?? 64}`,
     ],
     { maxBuffer: 1 << 20 },
   );
