@@ -3,9 +3,9 @@
  * simulated-node label, so a bench can lay a session over as many hosts as DUNE's module does
  * and remove them afterwards.
  */
-import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { eventually } from '@kpm/common';
-import { SIM_NODE_LABEL } from '@kpm/stack/kube/kwok';
+import { simulatedNode } from '@kpm/stack/kube/kwok';
 import { stackEnv } from '../../test/support/stack-env';
 
 const BENCH_NODE_LABEL = 'bench.kpm.daq/dune-profile';
@@ -24,9 +24,11 @@ export class DuneNodes {
     const names = Array.from({ length: count }, (_, i) => `dune-${String(i + 1).padStart(3, '0')}`);
     await Promise.all(
       names.map((name) =>
-        api.createNode({ body: node(name) }).catch((error: { code?: number }) => {
-          if (error.code !== 409) throw error;
-        }),
+        api
+          .createNode({ body: simulatedNode(name, { [BENCH_NODE_LABEL]: 'true' }) })
+          .catch((error: { code?: number }) => {
+            if (error.code !== 409) throw error;
+          }),
       ),
     );
     await eventually(
@@ -45,24 +47,4 @@ export class DuneNodes {
   async delete(): Promise<void> {
     await this.api.deleteCollectionNode({ labelSelector: `${BENCH_NODE_LABEL}=true` });
   }
-}
-
-function node(name: string): V1Node {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: {
-      name,
-      labels: {
-        [SIM_NODE_LABEL]: 'true',
-        [BENCH_NODE_LABEL]: 'true',
-        'kubernetes.io/hostname': name,
-        'kubernetes.io/os': 'linux',
-        'kubernetes.io/arch': 'amd64',
-        type: 'kwok',
-      },
-      annotations: { 'kwok.x-k8s.io/node': 'fake' },
-    },
-    spec: {},
-  };
 }

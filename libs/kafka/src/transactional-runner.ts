@@ -65,8 +65,6 @@ export interface TransactionalRunnerOptions {
 
 /** One committed input batch's time, split where the handler's work ends and Kafka's begins. */
 export interface TransactionTiming {
-  partition: number;
-  records: number;
   /** The handler's `process`: decoding and the domain's decisions. */
   processMs: number;
   /** Producing the outputs and committing the transaction with the offsets. */
@@ -254,7 +252,7 @@ export class TransactionalRunner {
       });
       const commitMs = performance.now() - started - processMs;
       this.options.handler.committed?.(p);
-      this.options.onTransaction?.({ partition: p, records: records.length, processMs, commitMs });
+      this.options.onTransaction?.({ processMs, commitMs });
       owner.next.set(topic, BigInt(nextOffset));
       payload.resolveOffset(lastOffset);
       if (this.failing.delete(p)) this.report();

@@ -16,13 +16,18 @@ export const CLI_BUNDLE_EXTERNAL = [
   're2js',
 ] as const;
 
+/** What `nest build cli` makes, and the bundle is made from. */
+function compiledCliPath(root: string): string {
+  return join(root, 'dist', 'apps', 'cli', 'src', 'main.js');
+}
+
 export function cliBundlePath(root: string = repoRoot()): string {
   return join(root, 'dist', 'apps', 'cli', 'kpm.js');
 }
 
 /** Bundles `dist/apps/cli/src/main.js` (built by `nest build cli`) into `cliBundlePath()`. */
 export async function bundleCli(root: string = repoRoot()): Promise<string> {
-  const entry = join(root, 'dist', 'apps', 'cli', 'src', 'main.js');
+  const entry = compiledCliPath(root);
   if (!existsSync(entry)) throw new Error(`kpm: ${entry} is not built: run nest build cli first`);
   const { build } = await import('esbuild');
   const outfile = cliBundlePath(root);
@@ -42,6 +47,5 @@ export async function bundleCli(root: string = repoRoot()): Promise<string> {
 /** Whether the bundle is at least as new as the compiled CLI it was made from. */
 export function cliBundleCurrent(root: string = repoRoot()): boolean {
   const bundle = cliBundlePath(root);
-  const entry = join(root, 'dist', 'apps', 'cli', 'src', 'main.js');
-  return existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(entry).mtimeMs;
+  return existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(compiledCliPath(root)).mtimeMs;
 }

@@ -90,23 +90,7 @@ export class KwokComponent extends DaemonComponent {
   /** Creates the Node objects kwok will manage (no kubelet registers them here). */
   private async registerNodes(endpoint: KubeEndpoint): Promise<void> {
     for (const name of this.nodes) {
-      const node = {
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: {
-          name,
-          labels: {
-            [SIM_NODE_LABEL]: 'true',
-            'kubernetes.io/hostname': name,
-            'kubernetes.io/os': 'linux',
-            'kubernetes.io/arch': 'amd64',
-            type: 'kwok',
-          },
-          annotations: { 'kwok.x-k8s.io/node': 'fake' },
-        },
-        spec: {},
-      };
-      const result = await kubeCall(endpoint, 'POST', '/api/v1/nodes', node);
+      const result = await kubeCall(endpoint, 'POST', '/api/v1/nodes', simulatedNode(name));
       if (result.status !== 201 && result.status !== 409) {
         throw new Error(`kpm: creating node ${name} failed: HTTP ${result.status} ${result.body}`);
       }
@@ -153,4 +137,25 @@ export class KwokComponent extends DaemonComponent {
     );
     return this.nodes.every((name) => ready.has(name));
   }
+}
+
+/** A Node object kwok manages (by SIM_NODE_LABEL) and no kubelet registers; `labels` are added. */
+export function simulatedNode(name: string, labels: Record<string, string> = {}) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: {
+        [SIM_NODE_LABEL]: 'true',
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        type: 'kwok',
+        ...labels,
+      },
+      annotations: { 'kwok.x-k8s.io/node': 'fake' },
+    },
+    spec: {},
+  };
 }
