@@ -5,6 +5,7 @@ import {
   topicName,
   traceparentOf,
   type KpmEvent,
+  type ParseResult,
 } from '@kpm/contracts';
 import { logEvent } from '@kpm/common';
 import type { KpmSettings } from '@kpm/config';
@@ -56,12 +57,7 @@ export class ShardInput {
       const effects = shard.abandonedCommand(abandoned, session, time);
       return { effects, traceparent, commandId: abandoned.commandId };
     }
-    const parsed = parseRecord(record.value, {
-      topic: record.topic,
-      maxBytes,
-      key: record.key,
-      headers: record.headers,
-    });
+    const parsed = parseInput(record, maxBytes);
     if (parsed.ok) {
       const { event } = parsed;
       const effects = shard.apply(event, timeOf(event.time, record));
@@ -79,7 +75,7 @@ export class ShardInput {
   /** A fact state cannot read, to `kpm.dead-letters` in the same transaction. */
   private deadLetter(
     record: InboundRecord,
-    parsed: Exclude<ReturnType<typeof parseRecord>, { ok: true }>,
+    parsed: Exclude<ParseResult, { ok: true }>,
   ): TransactionalRecord {
     const reason = parsed.kind === 'not-a-cloudevent' ? parsed.reason : 'invalid CloudEvent';
     const errors = parsed.kind === 'invalid' ? parsed.errors : [];
@@ -114,6 +110,21 @@ export class ShardInput {
     out.push(forwardedCommand(record, route));
     return true;
   }
+}
+
+/**
+ * How state reads one of its inputs (a command, a fact, a termination), live and when a restore
+ * replays it: the same record gets the same verdict on both paths, so a restore rebuilds the
+ * state the live path had. The key must be the subject (the session decides the partition); `ce_`
+ * headers make the record binary mode.
+ */
+export function parseInput(record: InboundRecord, maxBytes: number): ParseResult {
+  return parseRecord(record.value, {
+    topic: record.topic,
+    maxBytes,
+    key: record.key,
+    headers: record.headers,
+  });
 }
 
 /** A command's own id, or the command a fact names. */

@@ -22,6 +22,7 @@ import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
 import { SHARD_HEADER } from './effect-records';
 import { timeOf } from './fact-time';
+import { parseInput } from './shard-input';
 import { entriesOf, SnapshotCollector, type StoredSnapshot } from './snapshot-records';
 
 /** Longest stretch of replay between two turns of the event loop. */
@@ -239,7 +240,7 @@ export class ShardRestore {
   private markCompleted(shards: Map<number, StateShard>, record: InboundRecord): void {
     const shard = shards.get(record.partition);
     if (!shard) return;
-    const parsed = parse(this.settings, record);
+    const parsed = parseOwn(this.settings, record);
     if (parsed.ok && parsed.event.type === CompletionType.commandCompleted)
       shard.markCompleted(parsed.event.data.commandId);
   }
@@ -256,7 +257,7 @@ export class ShardRestore {
     const since = snapshots.get(p)?.head.processesFrom[String(record.partition)];
     if (since !== undefined && BigInt(record.offset) < BigInt(since)) return;
     if (record.value === null) return shard.table.forget(record.key);
-    const parsed = parse(this.settings, record);
+    const parsed = parseOwn(this.settings, record);
     if (parsed.ok && parsed.event.type === ProcessTableType.processInstance)
       shard.table.load(parsed.event.data);
   }
@@ -315,13 +316,16 @@ function idleSince(
   return true;
 }
 
-/** One fact of the history applied to its shard (a restore publishes only due completions). */
+/**
+ * One fact of the history applied to its shard (a restore publishes only due completions), read
+ * as the live path read it (ShardInput): what it refused then is not applied now.
+ */
 export function replayRecord(
   settings: Pick<KpmSettings, 'kafka'>,
   shard: StateShard,
   record: InboundRecord,
 ): Effect[] {
-  const parsed = parse(settings, record);
+  const parsed = parseInput(record, settings.kafka.maxRecordBytes);
   return parsed.ok ? shard.apply(parsed.event, timeOf(parsed.event.time, record)) : [];
 }
 
@@ -338,7 +342,8 @@ export async function replaySliced(
   }
 }
 
-function parse(settings: Pick<KpmSettings, 'kafka'>, record: InboundRecord) {
+/** State's own records read back (completions, rows): `kpm.processes` is keyed by uuid, not session. */
+function parseOwn(settings: Pick<KpmSettings, 'kafka'>, record: InboundRecord) {
   return parseRecord(record.value, {
     topic: record.topic,
     maxBytes: settings.kafka.maxRecordBytes,
