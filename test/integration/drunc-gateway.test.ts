@@ -43,7 +43,7 @@ afterAll(() => harness?.close(), 180_000);
 describe('drunc gateway, driven from Python as drunc drives a process manager', () => {
   it("replays the unified shell's flow and refuses drunc's bad inputs as drunc's servers do", async () => {
     const base = harness.trio.session('gw');
-    for (const suffix of ['flow', 'bad', 'real', 'names', 'names2', 'deadline']) {
+    for (const suffix of ['flow', 'bad', 'real', 'real-end', 'names', 'names2', 'deadline']) {
       harness.trio.session(`gw-${suffix}`);
     }
     const broadcasts = await new TopicProbe(stackEnv().brokers, [
@@ -51,7 +51,7 @@ describe('drunc gateway, driven from Python as drunc drives a process manager', 
     ]).start();
     const files = [
       'test_bad_inputs.py',
-      'test_real_node_logs.py',
+      'test_real_node.py',
       'test_unified_shell_flow.py',
       'test_names_and_deadlines.py',
     ];
@@ -64,7 +64,7 @@ describe('drunc gateway, driven from Python as drunc drives a process manager', 
       KPM_REAL_NODE: real.node,
     });
     expect(run.outcome).toEqual({ code: 0, output: '' });
-    expect(run.passed).toBe(26);
+    expect(run.passed).toBe(30);
     expect(run.stdout).not.toMatch(/skipped|deselected|xfail/);
 
     // What drunc's clients told the server is on kpm's broadcast, from the gateway, as sent.

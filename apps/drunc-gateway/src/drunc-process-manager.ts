@@ -23,6 +23,7 @@ import {
 import type { CommandCompleted, ProcessInstance as KpmInstance } from '@kpm/contracts';
 import type { CallIdentity } from './calls/command-identity';
 import { followUpId } from './calls/command-identity';
+import { killBudgetSeconds } from './calls/kill-plan';
 import type { CommandRunner } from './calls/command-runner';
 import { describeKpm } from './describe';
 import { badRequest, completionError, unavailable } from './errors/gateway-error';
@@ -348,17 +349,6 @@ function badQuery(reason: string): LogLines {
     lines: [reason],
     flag: ResponseFlag.NOT_EXECUTED_BAD_REQUEST_FORMAT,
   };
-}
-
-/**
- * The seconds a kill or terminate may take so that drunc has its answer by `answerByMs` (its
- * gRPC deadline less the margin): what is left, less a tenth (at least 2 s) for the flush that
- * follows and the completion's way back. kpm plans the stages' grace inside it (design §6.4):
- * drunc's 60 s give a kill 53 s, so processes that ignore SIGTERM no longer outlive the call.
- */
-export function killBudgetSeconds(answerByMs: number, now = Date.now()): number {
-  const left = (answerByMs - now) / 1000;
-  return Math.max(1, Math.floor(left - Math.max(2, left / 10)));
 }
 
 function remaining(answerByMs: number): number {

@@ -10,6 +10,7 @@ import { GrpcMethod, RpcException } from '@nestjs/microservices';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import { KpmSettings } from '@kpm/config';
 import { answerBy } from './calls/answer-by';
+import { killBudgetSeconds, sayKillPlan } from './calls/kill-plan';
 import { inRpcSpan } from './calls/rpc-span';
 import { DruncProcessManager } from './drunc-process-manager';
 import { GatewayError } from './errors/gateway-error';
@@ -63,7 +64,7 @@ export class ProcessManagerController {
 
   @GrpcMethod(DRUNC_SERVICE, 'terminate')
   terminate(request: Request, _metadata: unknown, call: Call) {
-    return this.answer('terminate', () => this.pm.terminate(request, this.answerBy(call)));
+    return this.answerWithPlan('terminate', call, (by) => this.pm.terminate(request, by));
   }
 
   @GrpcMethod(DRUNC_SERVICE, 'restart')
@@ -73,7 +74,7 @@ export class ProcessManagerController {
 
   @GrpcMethod(DRUNC_SERVICE, 'kill')
   kill(query: ProcessQuery, _metadata: unknown, call: Call) {
-    return this.answer('kill', () => this.pm.kill(query, this.answerBy(call)));
+    return this.answerWithPlan('kill', call, (by) => this.pm.kill(query, by));
   }
 
   @GrpcMethod(DRUNC_SERVICE, 'flush')
@@ -93,6 +94,21 @@ export class ProcessManagerController {
 
   private answerBy(call: Call): number {
     return answerBy(call, this.settings.gateway);
+  }
+
+  /** A kill or terminate: planned inside the caller's deadline, and the reply says so. */
+  private answerWithPlan<T>(
+    rpc: 'kill' | 'terminate',
+    call: Call,
+    work: (answerByMs: number) => Promise<T>,
+  ): Promise<T> {
+    const by = this.answerBy(call);
+    const budget = killBudgetSeconds(by);
+    return this.answer(rpc, async () => {
+      const answer = await work(by);
+      sayKillPlan(call, rpc, budget);
+      return answer;
+    });
   }
 
   private answer<T>(rpc: string, work: () => Promise<T>): Promise<T> {

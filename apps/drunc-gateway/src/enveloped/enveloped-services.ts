@@ -14,6 +14,7 @@ import type {
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { Logger } from '@nestjs/common';
+import { killBudgetSeconds, sayKillPlan } from '../calls/kill-plan';
 import { inRpcSpan } from '../calls/rpc-span';
 import type { DruncProcessManager } from '../drunc-process-manager';
 import { ResponseFlag } from '../wire/drunc-messages';
@@ -34,6 +35,10 @@ const ENVELOPED_PROCESS_MANAGER = 'dunedaq.druncschema.ProcessManager';
 const ENVELOPED_SESSION_MANAGER = 'dunedaq.druncschema.SessionManager';
 const logger = new Logger('drunc-gateway');
 
+function ran(flag: ResponseFlag): boolean {
+  return flag === ResponseFlag.EXECUTED_SUCCESSFULLY || flag === ResponseFlag.FAILED;
+}
+
 export function addEnvelopedServices(
   server: Server,
   pm: DruncProcessManager,
@@ -50,8 +55,14 @@ export function addEnvelopedServices(
       service = ENVELOPED_PROCESS_MANAGER,
     ): Unary =>
     (call, callback) => {
-      inRpcSpan(service, rpc, () => work(call.request, options.answerBy(call))).then(
+      const by = options.answerBy(call);
+      const budget = killBudgetSeconds(by);
+      inRpcSpan(service, rpc, () => work(call.request, by)).then(
         (response) => {
+          // A kill or terminate that ran (FAILED: it ended only part) was planned inside the
+          // call's deadline, and the reply's metadata says so.
+          if ((rpc === 'kill' || rpc === 'terminate') && ran(response.flag))
+            sayKillPlan(call, rpc, budget);
           if (response.flag !== ResponseFlag.EXECUTED_SUCCESSFULLY)
             logger.warn(
               logEvent('rpc.not_executed', {

@@ -106,6 +106,17 @@ class ProcessManagerDriver:
 
         return self._timed(command, once)
 
+    def call_with_metadata(self, command: str, payload, outformat) -> tuple[Decoded, dict[str, str]]:
+        """A call, with the reply's initial metadata (kpm says a kill's plan there)."""
+        async def once() -> tuple[Decoded, dict[str, str]]:
+            async with grpc.aio.insecure_channel(self.address) as channel:
+                stub = pm_grpc.ProcessManagerStub(channel)
+                call = getattr(stub, command)(request(self.user, payload), timeout=60)
+                response = await call
+                return decode(response, outformat), dict(await call.initial_metadata())
+
+        return self._timed(command, once)
+
     def stream(self, command: str, payload, outformat) -> list[Decoded]:
         async def once() -> list[Decoded]:
             async with grpc.aio.insecure_channel(self.address) as channel:

@@ -87,9 +87,12 @@ def test_restart_then_kill(driver, booted):
     assert (restarted.data.uuid.uuid, restarted.data.status_code) == (uuid, RUNNING)
     assert restarted.data.process_description.metadata.hostname == talker.process_restriction.allowed_hosts[0]
     eventually(lambda: lines_of(driver, uuid), lambda got: got == ["first line", "second line"])
-    killed = driver.kill(query(uuids=[uuid]))
+    killed, metadata = driver.call_with_metadata("kill", query(uuids=[uuid]), pm.ProcessInstanceList)
     assert killed.ok, killed.text
     assert [(p.uuid.uuid, p.status_code, p.return_code) for p in killed.data.values] == [(uuid, DEAD, 143)]
+    # The reply's metadata says the plan kpm made inside the call's 60 s deadline.
+    assert 40 <= int(metadata["kpm-kill-within-seconds"]) < 60
+    assert "kpm plans this kill to end within" in metadata["kpm-kill-plan"]
 
 
 def test_terminate_leaves_nothing(driver, booted, user, session, real_node):

@@ -88,6 +88,18 @@ class ProcessManagerDriver:
         query.token.CopyFrom(self.token)
         return self._timed("kill", self.stub.kill, query, timeout)
 
+    def kill_with_metadata(self, query: pm.ProcessQuery, timeout: float = 60):
+        """kill, with the reply's initial metadata (kpm says its kill plan there)."""
+        query.token.CopyFrom(self.token)
+        return self._with_metadata("kill", self.stub.kill, query, timeout)
+
+    def terminate_with_metadata(self, timeout: float = 130):
+        return self._with_metadata("terminate", self.stub.terminate, rr.Request(token=self._token()), timeout)
+
+    def _with_metadata(self, rpc: str, call, request, timeout: float):
+        answer, rpc_call = self._timed(rpc, call.with_call, request, timeout)
+        return answer, dict(rpc_call.initial_metadata())
+
     def ps(self, query: pm.ProcessQuery, timeout: float = 60) -> pm.ProcessInstanceList:
         query.token.CopyFrom(self.token)
         return self._timed("ps", self.stub.ps, query, timeout)

@@ -80,13 +80,17 @@ def test_terminate_of_processes_ignoring_sigterm_answers_inside_drunc_deadline(a
             request.process_description.process_logs_path = ""
             d.boot(request)
         started = time.monotonic()
-        answer = d.terminate(timeout=60)  # drunc's driver gives terminate 60 s in some versions
+        # drunc's driver gives terminate 60 s in some versions.
+        answer, metadata = d.terminate_with_metadata(timeout=60)
         took = time.monotonic() - started
         print(f"terminate of 3 processes ignoring SIGTERM, 2 stages, 60 s deadline: {took:.1f} s")
         assert answer.flag == rr.ResponseFlag.EXECUTED_SUCCESSFULLY
         assert sorted(p.process_description.metadata.name for p in answer.values) == ["app_0", "app_1", "infra_0"]
         assert all(p.status_code == pm.ProcessInstance.DEAD for p in answer.values)
         assert took < 60
+        # The reply says the plan: the stages' grace shortened to end within the budget it names.
+        assert took < int(metadata["kpm-kill-within-seconds"]) < 60
+        assert "inside the call's deadline" in metadata["kpm-kill-plan"]
         assert d.ps(query(user=carol, session=session)).values == []
     finally:
         d.close()
