@@ -9,6 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { eventually } from '@kpm/common';
 import { stackPaths } from './paths';
 
 /**
@@ -126,10 +127,8 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 
 /** Whether `pid` ended within `timeoutMs` (it is checked every 100 ms). */
 export async function waitUntilDead(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return !isAlive(pid);
+  return eventually(() => !isAlive(pid), { timeoutMs, everyMs: 100 }).then(
+    () => true,
+    () => false,
+  );
 }

@@ -24,7 +24,7 @@ describe('waitFor', () => {
       progress: () => Math.min(polls, 30),
     });
     const outcome = expect(waiting).rejects.toThrow(
-      /broker not ready after no progress for 1000 ms/,
+      /kpm: broker ready not reached after no progress for 1000 ms/,
     );
     await jest.advanceTimersByTimeAsync(5_000);
     await outcome;
@@ -38,9 +38,10 @@ describe('waitFor', () => {
       timeoutMs: 1_000,
       intervalMs: 100,
     });
-    const outcome = expect(waiting).rejects.toThrow(/broker not ready after 1000 ms/);
+    const outcome = expect(waiting).rejects.toThrow(/kpm: broker ready not reached within 1000 ms/);
     await jest.advanceTimersByTimeAsync(5_000);
     await outcome;
-    expect(polls).toBe(10);
+    // At 0, 100, …, 1,000 ms: the last check is at the deadline.
+    expect(polls).toBe(11);
   });
 });

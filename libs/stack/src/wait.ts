@@ -1,52 +1,32 @@
 import { statSync } from 'node:fs';
+import { eventually, WaitAborted, type EventuallyOptions } from '@kpm/common';
 
-/**
- * Thrown by a `waitFor` probe when waiting further is pointless (the process died): `waitFor`
- * rethrows it at once instead of polling until the deadline.
- */
-export class WaitAborted extends Error {}
+export { WaitAborted };
 
-export interface WaitOptions {
+export interface WaitOptions extends Pick<EventuallyOptions, 'progress' | 'onTimeout'> {
   /** Give up after this long; with `progress`, this long without progress. */
   timeoutMs: number;
+  /** Between probes; default 250 ms. */
   intervalMs?: number;
-  onTimeout?: () => string;
-  /**
-   * A mark of the process's advance (e.g. its log's size). While it changes the wait goes on: a
-   * broker recovering thousands of partitions after an unclean stop is slow but not stuck.
-   */
-  progress?: () => number;
 }
 
-/** Polls `probe` until it returns true or the deadline passes; used for readiness of external processes. */
+/**
+ * The stack's readiness wait on an external process: `eventually` with a probe that answers
+ * true once ready (a probe's WaitAborted ends the wait at once), failing as
+ * "kpm: <what> ready not reached …".
+ */
 export async function waitFor(
   what: string,
   probe: () => Promise<boolean>,
-  options: WaitOptions,
+  { timeoutMs, intervalMs = 250, progress, onTimeout }: WaitOptions,
 ): Promise<void> {
-  let deadline = Date.now() + options.timeoutMs;
-  let mark = options.progress?.();
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      if (await probe()) return;
-    } catch (error) {
-      if (error instanceof WaitAborted) throw error;
-      lastError = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
-    const now = options.progress?.();
-    if (now !== mark) {
-      mark = now;
-      deadline = Date.now() + options.timeoutMs;
-    }
-  }
-  const detail = lastError instanceof Error ? `: ${lastError.message}` : '';
-  const extra = options.onTimeout ? `\n${options.onTimeout()}` : '';
-  const span = options.progress
-    ? `no progress for ${options.timeoutMs} ms`
-    : `${options.timeoutMs} ms`;
-  throw new Error(`kpm: ${what} not ready after ${span}${detail}${extra}`);
+  await eventually(async () => (await probe()) || false, {
+    what: `kpm: ${what} ready`,
+    timeoutMs,
+    everyMs: intervalMs,
+    progress,
+    onTimeout,
+  });
 }
 
 /** A file's size in bytes, 0 while it does not exist: a daemon's log as its `progress`. */
