@@ -143,7 +143,7 @@ it("answers logs with the process's own last lines, to every client", async () =
 
   const python = await runPython(await projectPython(), 'test/support/python/logs_of.py', [
     ...['--brokers', stackEnv().brokers.join(','), '--topic-prefix', h.prefix],
-    ...['--session', session, '--name', '^app-1$', '--user', 'alice', '--tail', String(TAIL)],
+    ...['--session', session, '--name', '^app-1$', '--as', 'alice', '--tail', String(TAIL)],
   ]);
   expect(python.code).toBe(0);
   const answer = JSON.parse(python.stdout) as { logs: { lines: string[] }[] };

@@ -104,7 +104,7 @@ describe('one trace per command, from the client to the completion', () => {
     const run = await runPython(
       await projectPython(),
       'test/support/python/traced_client.py',
-      [session, '--node', node, '--user', 'daq-tracer'],
+      [session, '--node', node, '--as', 'daq-tracer'],
       240_000,
       {
         KPM_KAFKA_BROKERS: stackEnv().brokers.join(','),

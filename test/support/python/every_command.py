@@ -112,7 +112,7 @@ def main(argv: list[str]) -> int:
     brokers = os.environ.get("KPM_KAFKA_BROKERS", "127.0.0.1:19092")
     parser.add_argument("--brokers", default=brokers)
     parser.add_argument("--topic-prefix", default=os.environ.get("KPM_TOPIC_PREFIX", "kpm"))
-    parser.add_argument("--user", default="alice")
+    parser.add_argument("--as", dest="acting_user", default="alice")
     parser.add_argument("--timeout", type=float, default=90)
     parser.add_argument("--gate", action="store_true", help="stop before each kill (see above)")
     args = parser.parse_args(argv)
@@ -120,7 +120,7 @@ def main(argv: list[str]) -> int:
     try:
         client.listen()
         result = {
-            s: every_command(client, s, args.user, args.timeout, args.gate) for s in args.sessions
+            s: every_command(client, s, args.acting_user, args.timeout, args.gate) for s in args.sessions
         }
         if client.invalid:
             first = client.invalid[0]

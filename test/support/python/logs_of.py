@@ -24,7 +24,7 @@ def main() -> int:
     parser.add_argument("--topic-prefix", required=True)
     parser.add_argument("--session", required=True)
     parser.add_argument("--name", required=True, help="a name pattern selecting one process")
-    parser.add_argument("--user", required=True)
+    parser.add_argument("--as", dest="acting_user", required=True)
     parser.add_argument("--tail", type=int, default=20)
     args = parser.parse_args()
 
@@ -32,7 +32,7 @@ def main() -> int:
     try:
         client.listen(["completions"])
         query = {"session": args.session, "names": [args.name]}
-        data = {"query": query, "user": args.user, "tailLines": args.tail}
+        data = {"query": query, "user": args.acting_user, "tailLines": args.tail}
         completion, _ = client.request(
             "daq.kpm.command.logs.v1", args.session, data, timeout_seconds=60
         )

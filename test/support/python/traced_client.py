@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--node", required=True, help="the node the process may run on")
     parser.add_argument("--brokers", default=os.environ.get("KPM_KAFKA_BROKERS", "127.0.0.1:19092"))
     parser.add_argument("--topic-prefix", default=os.environ.get("KPM_TOPIC_PREFIX", "kpm"))
-    parser.add_argument("--user", default="alice")
+    parser.add_argument("--as", dest="acting_user", default="alice")
     parser.add_argument("--timeout", type=float, default=90)
     args = parser.parse_args(argv)
 
@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
         client.listen()
         boot = {
             "session": args.session,
-            "user": args.user,
+            "user": args.acting_user,
             "processes": [
                 {
                     "name": "ru-01",
@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
             ],
         }
         booted = traced(client, tracer, "boot", args.session, boot, args.timeout)
-        kill = {"query": {"session": args.session, "names": ["^ru-01$"]}, "user": args.user, "gracePeriodSeconds": 1}
+        kill = {"query": {"session": args.session, "names": ["^ru-01$"]}, "user": args.acting_user, "gracePeriodSeconds": 1}
         killed = traced(client, tracer, "kill", args.session, kill, args.timeout)
     except KpmError as error:
         print(f"traced_client: {error}", file=sys.stderr)
