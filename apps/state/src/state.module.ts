@@ -1,8 +1,15 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { topicName } from '@kpm/contracts';
+import { systemClock } from '@kpm/common';
 import type { KpmSettings } from '@kpm/config';
-import { consumerGroupId, type KafkaClient } from '@kpm/kafka';
-import { KAFKA_CLIENT, ServiceKitModule, type ServiceConsumer } from '@kpm/service-kit';
+import { EventProducer, type KafkaClient } from '@kpm/kafka';
+import {
+  Broadcaster,
+  KAFKA_CLIENT,
+  Readiness,
+  ServiceKitModule,
+  type ServiceConsumer,
+} from '@kpm/service-kit';
+import { Registry } from 'prom-client';
 import { DashboardApiController } from './dashboard/dashboard-api.controller';
 import { DashboardController } from './dashboard/dashboard.controller';
 import { DashboardFeed } from './dashboard/dashboard-feed';
@@ -10,10 +17,14 @@ import { FeedPublisher } from './feeds/feed-publisher';
 import { EventsController } from './http/events.controller';
 import { ProcessesController } from './http/processes.controller';
 import { StreamLimit, StreamSlots } from './http/stream-limit';
-import { StateMetrics } from './kafka/state-metrics';
-import { StateCoordinator, StateKafka, stateKafka } from './kafka/state-coordinator';
-import { StateTransport } from './kafka/state-transport';
+import { StateCoordinator } from './kafka/state-coordinator';
+import { createState, StateParts, stateInputs } from './state.factory';
 import { StateView } from './view/state-view';
+
+/** A part of the composition as a provider of its own: controllers inject it, Nest calls its hooks. */
+function part<T>(token: abstract new (...args: never[]) => T, pick: (parts: StateParts) => T) {
+  return { provide: token, useFactory: pick, inject: [StateParts] };
+}
 
 @Module({})
 export class StateModule {
@@ -28,49 +39,39 @@ export class StateModule {
         DashboardApiController,
       ],
       providers: [
-        StateView,
-        StateMetrics,
         {
-          provide: StateKafka,
-          useFactory: (kafka: KafkaClient) => stateKafka(kafka),
-          inject: [KAFKA_CLIENT],
+          provide: StateParts,
+          useFactory: (
+            kafka: KafkaClient,
+            producer: EventProducer,
+            broadcaster: Broadcaster,
+            readiness: Readiness,
+            registry: Registry,
+          ) =>
+            createState(settings, {
+              kafka,
+              producer,
+              broadcaster,
+              readiness,
+              registry,
+              clock: systemClock,
+            }),
+          inject: [KAFKA_CLIENT, EventProducer, Broadcaster, Readiness, Registry],
         },
-        StateCoordinator,
-        FeedPublisher,
-        DashboardFeed,
-        StreamSlots,
+        part(StateView, (s) => s.view),
+        part(StateCoordinator, (s) => s.coordinator),
+        part(FeedPublisher, (s) => s.feeds),
+        part(DashboardFeed, (s) => s.dashboard),
+        part(StreamSlots, (s) => s.streams),
         StreamLimit,
       ],
     };
   }
 
-  /**
-   * State reads commands, the boot-worker's facts, the watcher's terminations and the dead
-   * letters (of commands given up on), all keyed by session, with exactly-once transactions of its own (see README.md).
-   */
+  /** The consumer's group and topics (state.factory.ts), run by the composed transport. */
   static consumer(settings: KpmSettings): ServiceConsumer {
-    const prefix = settings.kafka.topicPrefix;
-    const groupId = consumerGroupId(prefix, 'state');
-    const topics = [
-      topicName('commands', prefix),
-      topicName('process-events', prefix),
-      topicName('terminations', prefix),
-      // Valid commands the boot-worker gave up on, to complete them as failed.
-      topicName('dead-letters', prefix),
-    ];
-    return {
-      groupId,
-      topics,
-      transport: (app, readiness) =>
-        new StateTransport(
-          app.get<KafkaClient>(KAFKA_CLIENT),
-          settings,
-          groupId,
-          topics,
-          app.get(StateCoordinator),
-          readiness,
-          app.get(StateMetrics),
-        ),
-    };
+    const { groupId, topics } = stateInputs(settings.kafka.topicPrefix);
+    // The transport reports to the service kit's Readiness, the one runService passes too.
+    return { groupId, topics, transport: (app) => app.get(StateParts).transport };
   }
 }

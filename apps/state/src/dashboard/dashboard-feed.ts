@@ -4,10 +4,10 @@
  * commands under way. Everything is appended in the view's order on one thread, so a snapshot
  * and its cursor always agree.
  */
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Subject, type Subscription } from 'rxjs';
 import type { CloudEvent, CommandCompleted } from '@kpm/contracts';
-import { StateView, type RowChange, type ViewEvent } from '../view/state-view';
+import type { RowChange, StateView, ViewEvent } from '../view/state-view';
 import { CommandTracker, type StartedCommand } from './command-tracker';
 import { dashboardRow, type DashboardRow } from './dashboard-row';
 import { feedEvent } from './feed-event';
@@ -31,7 +31,6 @@ const KEPT_ENTRIES = 50_000;
 const KEPT_FOR_MS = 120_000;
 const RECENT_EVENTS = 300;
 
-@Injectable()
 export class DashboardFeed implements OnModuleInit, OnModuleDestroy {
   readonly log = new FeedLog<FeedData>(KEPT_ENTRIES, undefined, {
     maxAgeMs: KEPT_FOR_MS,
@@ -42,7 +41,7 @@ export class DashboardFeed implements OnModuleInit, OnModuleDestroy {
   private readonly recent: FeedEntry<FeedData>[] = [];
   private readonly subscriptions: Subscription[] = [];
 
-  constructor(@Inject(StateView) private readonly view: StateView) {}
+  constructor(private readonly view: StateView) {}
 
   onModuleInit(): void {
     this.subscriptions.push(

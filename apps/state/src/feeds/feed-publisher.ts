@@ -4,20 +4,18 @@
  * ProcessStatus of every session this replica owns every `interval_s`. Both are plain sends:
  * a lost or repeated one is corrected by the next.
  */
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { errorText, logEvent } from '@kpm/common';
-import { KpmSettings, type FeedsConfig } from '@kpm/config';
+import type { FeedsConfig, KpmSettings } from '@kpm/config';
 import type { ProcessInstance } from '@kpm/contracts';
-import { createTopicsWithLeaders, EventProducer, withAdmin, type KafkaClient } from '@kpm/kafka';
-import { KAFKA_CLIENT } from '@kpm/service-kit';
-import { StateCoordinator } from '../kafka/state-coordinator';
+import {
+  createTopicsWithLeaders,
+  withAdmin,
+  type EventProducer,
+  type KafkaClient,
+} from '@kpm/kafka';
+import type { StateCoordinator } from '../kafka/state-coordinator';
 import { SERVER_READY } from './drunc-broadcasts';
 import { FeedRecords, feedsOn, feedTopics } from './feed-records';
 
@@ -33,7 +31,6 @@ export function bySession(rows: readonly ProcessInstance[]): Map<string, Process
   return sessions;
 }
 
-@Injectable()
 export class FeedPublisher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(FeedPublisher.name);
   private readonly feeds: FeedsConfig;
@@ -41,10 +38,10 @@ export class FeedPublisher implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
 
   constructor(
-    @Inject(KpmSettings) private readonly settings: Pick<KpmSettings, 'kafka' | 'feeds'>,
-    @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
-    @Inject(EventProducer) private readonly producer: EventProducer,
-    @Inject(StateCoordinator) private readonly coordinator: StateCoordinator,
+    private readonly settings: Pick<KpmSettings, 'kafka' | 'feeds'>,
+    private readonly kafka: KafkaClient,
+    private readonly producer: EventProducer,
+    private readonly coordinator: StateCoordinator,
   ) {
     this.feeds = settings.feeds;
     this.records = new FeedRecords(settings.feeds, hostname());

@@ -15,16 +15,15 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Observable } from 'rxjs';
-import { KpmSettings } from '@kpm/config';
+import type { KpmSettings } from '@kpm/config';
 
 /** A refused client tries again after this long (the page's own reconnect waits as long). */
 const STREAM_RETRY_AFTER_SECONDS = 5;
 
-@Injectable()
 export class StreamSlots {
   private open = 0;
 
-  constructor(@Inject(KpmSettings) private readonly settings: Pick<KpmSettings, 'http'>) {}
+  constructor(private readonly settings: Pick<KpmSettings, 'http'>) {}
 
   get count(): number {
     return this.open;

@@ -10,10 +10,10 @@
  * `ps` reads every owned shard and, for other sessions, the view (OwnedShards.select).
  */
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import { logEvent, systemClock, type Clock } from '@kpm/common';
 import { eventSource, type ProcessInstance } from '@kpm/contracts';
-import { KpmSettings } from '@kpm/config';
+import type { KpmSettings } from '@kpm/config';
 import {
   consumerGroupId,
   readPartitionHistory,
@@ -25,29 +25,29 @@ import {
   type PartitionStateHandler,
   type TransactionalRecord,
 } from '@kpm/kafka';
-import { Broadcaster } from '@kpm/service-kit';
+import type { Broadcaster } from '@kpm/service-kit';
 import { shardLimits, StateShard, type OpenCommand } from '../domain/state-shard';
 import { FeedRecords, feedsOn } from '../feeds/feed-records';
-import { StateView } from '../view/state-view';
+import type { StateView } from '../view/state-view';
 import { EffectRecords } from './effect-records';
 import { OwnedShards } from './owned-shards';
 import { ShardInput } from './shard-input';
 import { ShardOutput } from './shard-output';
 import { ShardRestore, type RestoredShards } from './shard-restore';
 import { ShardSnapshots, type EndOffsets } from './shard-snapshots';
-import { StateMetrics } from './state-metrics';
+import type { StateMetrics } from './state-metrics';
 
 /** A deadline's work runs this long after it, so the shard's clock has surely passed it. */
 const DEADLINE_MARGIN_MS = 5;
 
 /**
  * What the coordinator reads Kafka through, besides its inputs (`stateKafka`; an in-memory one
- * in the unit tests). An abstract class only so that Nest can inject it by its type.
+ * in the unit tests).
  */
-export abstract class StateKafka {
-  abstract readonly readHistory: HistoryReader;
-  abstract readonly endOffsets: EndOffsets;
-  abstract close(): Promise<void>;
+export interface StateKafka {
+  readonly readHistory: HistoryReader;
+  readonly endOffsets: EndOffsets;
+  close(): Promise<void>;
 }
 
 /** What the coordinator and the shard parts it builds read of the settings. */
@@ -56,10 +56,6 @@ type CoordinatorSettings = Pick<
   'service' | 'instance' | 'kafka' | 'state' | 'feeds' | 'security'
 >;
 
-/** The clock of deadlines and snapshots (the system clock unless a test provides one). */
-const STATE_CLOCK = 'kpm.state.clock';
-
-@Injectable()
 export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy {
   private readonly logger = new Logger(StateCoordinator.name);
   private readonly shards: OwnedShards;
@@ -69,17 +65,15 @@ export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy 
   private readonly snapshots: ShardSnapshots;
   private readonly newShard: () => StateShard;
 
-  private readonly clock: Clock;
-
   constructor(
-    @Inject(KpmSettings) settings: CoordinatorSettings,
-    @Inject(StateKafka) private readonly kafka: StateKafka,
-    @Inject(Broadcaster) broadcaster: Broadcaster,
-    @Inject(StateView) view: StateView,
-    @Inject(StateMetrics) private readonly metrics: StateMetrics,
-    @Optional() @Inject(STATE_CLOCK) clock?: Clock,
+    settings: CoordinatorSettings,
+    private readonly kafka: StateKafka,
+    broadcaster: Broadcaster,
+    view: StateView,
+    private readonly metrics: StateMetrics,
+    /** The clock of deadlines and snapshots (a test's virtual one, or the system's). */
+    private readonly clock: Clock = systemClock,
   ) {
-    this.clock = clock ?? systemClock;
     const groupId = consumerGroupId(settings.kafka.topicPrefix, 'state');
     const source = eventSource(settings.service, settings.instance);
     const records = new EffectRecords(settings.kafka.topicPrefix, source, broadcaster);

@@ -1,12 +1,10 @@
 /** Prometheus metrics of the state service, on the service kit's registry. */
-import { Inject, Injectable } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { typeLabel } from '@kpm/contracts';
 import type { TransactionTiming } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
 
-@Injectable()
 export class StateMetrics {
   readonly completions: Counter<'status' | 'command'>;
   readonly terminations: Counter;
@@ -16,7 +14,7 @@ export class StateMetrics {
   readonly transactionSeconds: Histogram<'phase'>;
   private shards: () => StateShard[] = () => [];
 
-  constructor(@Inject(Registry) registry: Registry) {
+  constructor(registry: Registry) {
     this.completions = new Counter({
       name: 'kpm_state_completions_total',
       help: 'Completions published, by status and command type',

@@ -4,13 +4,7 @@
  * completions, terminations and broadcasts for `/v1/events`. With several replicas each one
  * shows every session; the partition owners write, the views follow within milliseconds.
  */
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Subject } from 'rxjs';
 import {
   parseRecord,
@@ -21,9 +15,9 @@ import {
   type ProcessQuery,
 } from '@kpm/contracts';
 import { BACKOFF, errorText, EventLoopSlices, logEvent, retry } from '@kpm/common';
-import { KpmSettings } from '@kpm/config';
+import type { KpmSettings } from '@kpm/config';
 import { privateGroupId, TopicFollower, type InboundRecord, type KafkaClient } from '@kpm/kafka';
-import { KAFKA_CLIENT, Readiness } from '@kpm/service-kit';
+import type { Readiness } from '@kpm/service-kit';
 import { byName, instanceMatcher } from '../domain/process-table';
 import { SHARD_HEADER } from '../kafka/effect-records';
 import { CatchUpBuffer } from './catch-up-buffer';
@@ -55,7 +49,6 @@ export interface SessionCounts {
 
 const PART = 'state-view';
 
-@Injectable()
 export class StateView implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(StateView.name);
   private readonly rows = new Map<string, ViewRow>();
@@ -72,10 +65,9 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly closing = new AbortController();
 
   constructor(
-    @Inject(KpmSettings)
     private readonly settings: Pick<KpmSettings, 'instance' | 'kafka' | 'state'>,
-    @Inject(KAFKA_CLIENT) private readonly kafka: KafkaClient,
-    @Inject(Readiness) private readonly readiness: Readiness,
+    private readonly kafka: KafkaClient,
+    private readonly readiness: Readiness,
   ) {
     readiness.expect(PART);
     const { completionCacheSize, completionCacheProcesses } = settings.state;
