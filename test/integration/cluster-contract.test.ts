@@ -20,9 +20,10 @@ import {
   type ContractEnv,
 } from '../../apps/boot-worker/src/__fixtures__/cluster-contract';
 import { KubeCluster } from '../../apps/boot-worker/src/cluster/kube-cluster';
+import { realNode, type RealNodeTarget } from '../support/real-node';
 import { stackEnv } from '../support/stack-env';
 
-/** kwok's nodes (stack/kube/README.md); the real node is not needed by any case. */
+/** kwok's nodes (stack/kube/README.md); the real node for the cases about a container's life. */
 const SIMULATED = 'sim.kpm.daq/node';
 const NODE_PORTS = { first: 30_000, last: 32_767 };
 
@@ -97,6 +98,32 @@ function kwokEnv(nodes: string[]): ContractEnv {
   };
 }
 
+/**
+ * Pods on the stack's real node, running its image: a shell that ends as the behaviour says — by
+ * itself with the exit code, or on SIGTERM after `stopsAfterMs` (the trap runs once the
+ * second's sleep in the loop returns).
+ */
+function realNodeEnv(base: ContractEnv, { node, image }: RealNodeTarget): ContractEnv {
+  return {
+    ...base,
+    behave: (pod, behaviour) => {
+      const script =
+        behaviour.runs === 'until-deleted'
+          ? `trap 'sleep ${(behaviour.stopsAfterMs ?? 1_000) / 1000}; exit 0' TERM; ` +
+            'while :; do sleep 1; done'
+          : `sleep ${behaviour.afterMs / 1000}; exit ${behaviour.exitCode}`;
+      const [container] = pod.spec!.containers;
+      pod.spec = {
+        ...pod.spec!,
+        nodeName: node,
+        containers: [{ ...container, image, command: ['sh', '-c', script], args: [] }],
+      };
+      return pod;
+    },
+    readyNode: node,
+  };
+}
+
 /** This run's namespaces go, their pods' finalizers dropped first so nothing holds them. */
 async function cleanUp(): Promise<void> {
   const ours = await core.listNamespace({ labelSelector: labels.creatorSelector() });
@@ -133,5 +160,17 @@ afterAll(() => cleanUp(), 60_000);
 describe('KubeCluster keeps the Cluster contract (the API server, kwok nodes)', () => {
   it.each(CLUSTER_CONTRACT.map((c) => [c.name, c] as const))('%s', async (_name, contract) => {
     await contract.run(cluster, env);
+  });
+});
+
+describe("KubeCluster keeps the Cluster contract on the real node (a container's life)", () => {
+  const cases = CLUSTER_CONTRACT.filter((c) => c.realNode);
+
+  it("names the cases about a container's life to run there", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, contract) => {
+    await contract.run(cluster, realNodeEnv(env, realNode()));
   });
 });

@@ -46,6 +46,11 @@ export interface ContractEnv {
 
 export interface ContractCase {
   name: string;
+  /**
+   * The case is about a container's life (its end, its exit code, how a delete ends it): run on
+   * the real node too, where a kubelet, not a simulation, decides those.
+   */
+  realNode?: true;
   run(cluster: Cluster, env: ContractEnv): Promise<void>;
 }
 
@@ -318,6 +323,7 @@ const podCases: ContractCase[] = [
   },
   {
     name: 'pods: a delete with grace marks the pod (deletionTimestamp, its grace); it ends and goes; deleting it again is false',
+    realNode: true,
     run: async (cluster, env) => {
       const ns = await session(cluster, env, 'pod-delete');
       const pod = await create(cluster, env, kpmPod(cluster, ns, 'slow-stop'), {
@@ -338,6 +344,7 @@ const podCases: ContractCase[] = [
   },
   {
     name: 'pods: a delete is by uid: the pod that took the name since is left alone (false)',
+    realNode: true,
     run: async (cluster, env) => {
       const ns = await session(cluster, env, 'pod-uid');
       const old = await create(cluster, env, kpmPod(cluster, ns, 'reused'), UNTIL_DELETED);
@@ -353,6 +360,7 @@ const podCases: ContractCase[] = [
   },
   {
     name: "pods: waitFor resolves once every pod is done — a pod's end: its phase and exit code",
+    realNode: true,
     run: async (cluster, env) => {
       const ns = await session(cluster, env, 'pod-end');
       const failing = await create(cluster, env, kpmPod(cluster, ns, 'fails'), {
