@@ -5,6 +5,7 @@ import {
   cpuTable,
   goalsTable,
   markdownReport,
+  restartTable,
   restoreTable,
   stepsTable,
 } from './report';
@@ -107,6 +108,30 @@ describe('the e2e report', () => {
       undefined,
       undefined,
       70,
+    ]);
+  });
+
+  it('puts a restart of one process beside one pod deleted, gone and created, for sizes that measured it', () => {
+    const measured: SizeResult = {
+      ...size(200, 900, 1200, 2000),
+      restart: {
+        process: 'ru-00100',
+        raw: { pods: 1, createdMs: 20, runningMs: 900, deletedMs: 10, goneMs: 1_180 },
+        kpm: { acceptedToCompletionMs: 1_500, cliMs: 2_400, status: 'succeeded' },
+      },
+    };
+    const lines = restartTable([size(100, 400, 440, 1800), measured]).split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2].split('|').map((cell) => cell.trim())).toEqual([
+      '',
+      '200',
+      'ru-00100',
+      '1,200',
+      '1,500 (succeeded)',
+      '1.25×',
+      '2,400',
+      '900',
+      '',
     ]);
   });
 

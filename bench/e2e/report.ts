@@ -7,6 +7,7 @@ import {
   type E2eResults,
   type KpmCommandTiming,
   type LagResult,
+  type RestartMeasurement,
   type RestorePoint,
   type SizeResult,
 } from './results';
@@ -57,6 +58,41 @@ export function bootTable(sizes: readonly SizeResult[]): string {
       ms(s.boot.cliMs),
       ms(cliOverheadMs(s.boot)),
     ]),
+  );
+}
+
+/** The raw floor of a restart: one pod deleted and gone, then created again. */
+export function rawRestartMs(restart: RestartMeasurement): number {
+  return restart.raw.goneMs + restart.raw.createdMs;
+}
+
+/** kpm's restart of one process against the raw floor (sizes measured before it: no row). */
+export function restartTable(sizes: readonly SizeResult[]): string {
+  return table(
+    [
+      'N',
+      'process',
+      'raw delete → gone + create ms',
+      'kpm accepted → completion ms',
+      'kpm / raw',
+      '`kpm restart --wait` ms',
+      'CLI − completion ms',
+    ],
+    sizes.flatMap(({ n, restart }) =>
+      restart
+        ? [
+            [
+              String(n),
+              restart.process,
+              ms(rawRestartMs(restart)),
+              `${ms(restart.kpm.acceptedToCompletionMs)} (${restart.kpm.status})`,
+              ratio(restart.kpm.acceptedToCompletionMs / rawRestartMs(restart)),
+              ms(restart.kpm.cliMs),
+              ms(cliOverheadMs(restart.kpm)),
+            ],
+          ]
+        : [],
+    ),
   );
 }
 
@@ -334,6 +370,7 @@ export function markdownReport(results: E2eResults): string {
     `Measured ${results.measuredAt} on ${results.machine}, one run, the local stack.`,
     `## Boot: kpm against the API server's own limit\n\n${bootTable(results.sizes)}`,
     `## Terminate: kpm against deletes-and-wait\n\n${terminateTable(results.sizes)}`,
+    `## Restart: one readout application mid-session against one pod deleted and created\n\n${restartTable(results.sizes)}`,
     `## Where a command's time goes (CreateTime on Kafka; facts: boot outcomes, terminations)\n\n${stepsTable(results.sizes)}`,
     `## CPU the services spent on each command (the CLI's start to its exit)\n\n${cpuTable(results.sizes)}`,
   ];

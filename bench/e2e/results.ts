@@ -23,10 +23,23 @@ export interface KpmCommandTiming {
   serviceCpuMs?: Record<string, number>;
 }
 
-/** One measurement of N: the raw limit, then kpm's boot and terminate, back to back. */
+/**
+ * One readout application restarted mid-session: the raw floor (client-go deleting one pod,
+ * waiting until it is gone, creating it again) beside kpm's `restart --wait` of one process.
+ */
+export interface RestartMeasurement {
+  process: string;
+  /** One pod by the raw program: its delete → gone, then its create, ms. */
+  raw: RawLimit;
+  kpm: KpmCommandTiming;
+}
+
+/** One measurement of N: the raw limit, then kpm's boot, a restart and terminate, back to back. */
 export interface SizeRun {
   raw: RawLimit;
   boot: KpmCommandTiming;
+  /** Absent in results of runs before the restart was measured. */
+  restart?: RestartMeasurement;
   terminate: KpmCommandTiming;
 }
 

@@ -1,9 +1,14 @@
 import { ProcessEventType } from '@kpm/contracts';
 import type { FactClock } from './fact-clock';
-import { runCli, sessionFile } from './kpm-cli';
+import { benchProcesses, runCli, sessionFile } from './kpm-cli';
 import type { KpmServices } from './kpm-services';
 import { runRawLimit } from './raw-limit';
-import type { KpmCommandTiming, SizeResult, SizeRun as SizeMeasurement } from './results';
+import type {
+  KpmCommandTiming,
+  RestartMeasurement,
+  SizeResult,
+  SizeRun as SizeMeasurement,
+} from './results';
 
 export interface SizeRun {
   rawBinary: string;
@@ -47,7 +52,35 @@ async function timed(
   };
 }
 
-/** The raw limit, then kpm's boot and terminate of the same N through the CLI. */
+/**
+ * The readout application restarted mid-session: one in the middle of the session's tree, as an
+ * operator restarts one that misbehaves while the others run.
+ */
+export function midSessionProcess(n: number): string {
+  return benchProcesses(n)[Math.floor(n / 2)].name;
+}
+
+/** One pod's raw restart, then kpm's restart of one process of the booted session. */
+async function measureRestart(
+  run: SizeRun,
+  session: string,
+  n: number,
+  timeout: string[],
+): Promise<RestartMeasurement> {
+  const process = midSessionProcess(n);
+  const raw = await runRawLimit(run.rawBinary, {
+    pods: 1,
+    namespace: `${session}-raw1`,
+    kubeconfig: run.kubeconfig,
+  });
+  run.log(`N=${n}: kpm restart --wait of ${process}`);
+  const args = ['restart', '--session', session, '--name', `^${process}$`, '--wait', ...timeout];
+  const kpm = await timed(run, session, ProcessEventType.killAccepted, args);
+  run.log(`  ${JSON.stringify({ ...kpm, moments: undefined })}`);
+  return { process, raw, kpm };
+}
+
+/** The raw limit, then kpm's boot, a restart and terminate of the same N through the CLI. */
 async function measureOnce(
   run: SizeRun,
   n: number,
@@ -69,11 +102,12 @@ async function measureOnce(
   run.log(
     `  ${JSON.stringify({ ...boot, moments: undefined })} rss ${JSON.stringify(rssMbAfterBoot)}`,
   );
+  const restart = await measureRestart(run, session, n, timeout);
   run.log(`N=${n}: kpm terminate --wait`);
   const terminateArgs = ['terminate', '--session', session, '--wait', ...timeout];
   const terminate = await timed(run, session, ProcessEventType.killAccepted, terminateArgs);
   run.log(`  ${JSON.stringify({ ...terminate, moments: undefined })}`);
-  return { raw, boot, terminate, rssMbAfterBoot };
+  return { raw, boot, restart, terminate, rssMbAfterBoot };
 }
 
 /**
