@@ -11,7 +11,7 @@ import { encodeEvent, parseRecord, topicName, type KpmEvent } from '@kpm/contrac
 import type { EventProducer, InboundRecord, KafkaClient } from '@kpm/kafka';
 import { KpmLabels } from '@kpm/kube';
 import { Broadcaster, Readiness } from '@kpm/service-kit';
-import { DashboardFeed } from '../apps/state/src/dashboard/dashboard-feed';
+import { DashboardFeed, KEPT_FOR_MS } from '../apps/state/src/dashboard/dashboard-feed';
 import type { Effect } from '../apps/state/src/domain/effects';
 import { StateShard } from '../apps/state/src/domain/state-shard';
 import { EffectRecords } from '../apps/state/src/kafka/effect-records';
@@ -67,14 +67,15 @@ function stateShard(n: number, dead: boolean, effects: Effect[] = []): StateShar
  * One replica that owns the session: its shard, and its view and dashboard fed with the records
  * the shard wrote (the table, the completions) and the watcher's terminations.
  */
-function stateReplica(n: number): unknown[] {
+function stateReplica(n: number, afterReplayWindow = false): unknown[] {
   const settings = loadSettings('state', process.env);
   const effects: Effect[] = [];
   const shard = stateShard(n, true, effects);
   const broadcaster = new Broadcaster({} as EventProducer, settings);
   const records = new EffectRecords(settings.kafka.topicPrefix, '/kpm/bench', broadcaster);
   const view = new StateView(settings, {} as KafkaClient, new Readiness());
-  const feed = new DashboardFeed(view);
+  let now = Date.now();
+  const feed = new DashboardFeed(view, () => now);
   feed.onModuleInit();
   const internals = view as unknown as {
     take(record: InboundRecord): void;
@@ -103,6 +104,11 @@ function stateReplica(n: number): unknown[] {
       headers: decoded,
       timestamp: '0',
     });
+  }
+  if (afterReplayWindow) {
+    // The dashboard's two minutes for a page to resume have passed: its trimmer's next round.
+    now += KEPT_FOR_MS + 1;
+    feed.log.trimExpired();
   }
   return [shard, view, feed];
 }
@@ -225,6 +231,10 @@ function main(): void {
     [
       `state replica (shard, view, dashboard), ${n} processes booted and killed`,
       stateHeapPerProcess(n),
+    ],
+    [
+      `the same, once the dashboard's ${KEPT_FOR_MS / 60_000}-minute replay window has passed`,
+      perRow(n, (k) => stateReplica(k, true)),
     ],
     [`watcher tracker, ${n} running pods`, perRow(n, watcherTracker)],
   ];

@@ -28,29 +28,36 @@ export interface DashboardSnapshot {
 /** Enough for a 5,000-process boot and kill while a page reconnects… */
 const KEPT_ENTRIES = 50_000;
 /** …if it reconnects within two minutes (EventSource retries within seconds). */
-const KEPT_FOR_MS = 120_000;
+export const KEPT_FOR_MS = 120_000;
 const RECENT_EVENTS = 300;
 
 export class DashboardFeed implements OnModuleInit, OnModuleDestroy {
-  readonly log = new FeedLog<FeedData>(KEPT_ENTRIES, undefined, {
-    maxAgeMs: KEPT_FOR_MS,
-    now: Date.now,
-  });
+  readonly log: FeedLog<FeedData>;
   readonly live = new Subject<FeedEntry<FeedData>>();
   private readonly commands = new CommandTracker();
   private readonly recent: FeedEntry<FeedData>[] = [];
   private readonly subscriptions: Subscription[] = [];
+  private trimmer?: NodeJS.Timeout;
 
-  constructor(private readonly view: StateView) {}
+  constructor(
+    private readonly view: StateView,
+    now: () => number = Date.now,
+  ) {
+    this.log = new FeedLog<FeedData>(KEPT_ENTRIES, undefined, { maxAgeMs: KEPT_FOR_MS, now });
+  }
 
   onModuleInit(): void {
     this.subscriptions.push(
       this.view.rowChanges.subscribe((change) => this.takeRow(change)),
       this.view.events.subscribe((event) => this.takeEvent(event)),
     );
+    // Entries past their two minutes go even when nothing new comes.
+    this.trimmer = setInterval(() => this.log.trimExpired(), KEPT_FOR_MS / 4);
+    this.trimmer.unref();
   }
 
   onModuleDestroy(): void {
+    clearInterval(this.trimmer);
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.live.complete();
   }

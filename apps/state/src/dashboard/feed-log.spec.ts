@@ -57,6 +57,24 @@ describe('FeedLog', () => {
     expect(log.since('ab12.15').ok).toBe(false);
   });
 
+  it('gives back what is past its age without a new entry (an idle service)', () => {
+    let now = 0;
+    const log = new FeedLog<number>(1_000, 'ab12', { maxAgeMs: 10_000, now: () => now });
+    for (let i = 1; i <= 5; i++) {
+      now = i * 1_000;
+      log.append('row', i);
+    }
+    now = 13_500; // entries 1–3 are older than 10 s; nothing appended since
+    log.trimExpired();
+    expect(log.since('ab12.3')).toMatchObject({ ok: true, entries: [{ data: 4 }, { data: 5 }] });
+    expect(log.since('ab12.2').ok).toBe(false);
+    now = 60_000;
+    log.trimExpired();
+    expect(log.since('ab12.5')).toMatchObject({ ok: true, entries: [] });
+    expect(log.since('ab12.4').ok).toBe(false);
+    expect(log.cursor).toBe('ab12.5');
+  });
+
   it('refuses a capacity that is not a positive whole number', () => {
     expect(() => new FeedLog(0)).toThrow(/capacity must be a positive whole number, got 0/);
   });

@@ -76,6 +76,21 @@ export class FeedLog<T> {
     this.times.splice(0, drop);
   }
 
+  /**
+   * Drops every entry older than `retention.maxAgeMs`, appended or not since: a service left
+   * idle after a large session gives their memory back (the dashboard calls it on a timer).
+   */
+  trimExpired(): void {
+    if (!this.retention) return;
+    const { maxAgeMs, now } = this.retention;
+    const at = now();
+    const firstKept = this.times.findIndex((time) => time >= at - maxAgeMs);
+    const drop = firstKept < 0 ? this.times.length : firstKept;
+    if (drop === 0) return;
+    this.entries.splice(0, drop);
+    this.times.splice(0, drop);
+  }
+
   /** The entries after `cursor`, if they are all still kept. */
   since(cursor: string): Resume<T> {
     const parsed = parseCursor(cursor);
