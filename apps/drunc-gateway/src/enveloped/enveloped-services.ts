@@ -35,8 +35,21 @@ const ENVELOPED_PROCESS_MANAGER = 'dunedaq.druncschema.ProcessManager';
 const ENVELOPED_SESSION_MANAGER = 'dunedaq.druncschema.SessionManager';
 const logger = new Logger('drunc-gateway');
 
-function ran(flag: ResponseFlag): boolean {
-  return flag === ResponseFlag.EXECUTED_SUCCESSFULLY || flag === ResponseFlag.FAILED;
+/**
+ * What an answer tells beside its Response: a kill or terminate that ran (FAILED: it ended only
+ * part) was planned inside the call's deadline, and the reply's metadata says so; a call not
+ * executed is logged.
+ */
+function answered(
+  call: ServerUnaryCall<unknown, unknown>,
+  rpc: string,
+  flag: ResponseFlag,
+  killBudget: number,
+): void {
+  const ran = flag === ResponseFlag.EXECUTED_SUCCESSFULLY || flag === ResponseFlag.FAILED;
+  if ((rpc === 'kill' || rpc === 'terminate') && ran) sayKillPlan(call, rpc, killBudget);
+  if (flag !== ResponseFlag.EXECUTED_SUCCESSFULLY)
+    logger.warn(logEvent('rpc.not_executed', { era: 'enveloped', rpc, flag: ResponseFlag[flag] }));
 }
 
 export function addEnvelopedServices(
@@ -59,18 +72,7 @@ export function addEnvelopedServices(
       const budget = killBudgetSeconds(by);
       inRpcSpan(service, rpc, () => work(call.request, by)).then(
         (response) => {
-          // A kill or terminate that ran (FAILED: it ended only part) was planned inside the
-          // call's deadline, and the reply's metadata says so.
-          if ((rpc === 'kill' || rpc === 'terminate') && ran(response.flag))
-            sayKillPlan(call, rpc, budget);
-          if (response.flag !== ResponseFlag.EXECUTED_SUCCESSFULLY)
-            logger.warn(
-              logEvent('rpc.not_executed', {
-                era: 'enveloped',
-                rpc,
-                flag: ResponseFlag[response.flag],
-              }),
-            );
+          answered(call, rpc, response.flag, budget);
           callback(null, response);
         },
         (error: Error) => callback(error),
