@@ -17,6 +17,11 @@ export interface Fixture {
   settings: KpmSettings;
   /** Every fact sent, decoded, in order. */
   facts: CloudEvent[];
+  /**
+   * Holds every send, as a broker slow to acknowledge, until the returned release is called;
+   * a send's facts are in `facts` once acknowledged.
+   */
+  holdFacts(): () => void;
   /** Facts of one type (the short name: `process.booted`, `kill.accepted`, …). */
   factsOf(type: string): CloudEvent<Record<string, unknown>>[];
   /** The context of a command with this id, on SESSION unless told. */
@@ -37,10 +42,11 @@ export function fixture(
     ...options.env,
   });
   const facts: CloudEvent[] = [];
+  let held: Promise<void> | undefined;
   const sink = {
-    send: (records: readonly EncodedRecord[]) => {
+    send: async (records: readonly EncodedRecord[]) => {
+      if (held) await held;
       facts.push(...records.map((r) => JSON.parse(r.value.toString()) as CloudEvent));
-      return Promise.resolve();
     },
   };
   const handlers = createHandlers(settings, { cluster, sink, clock: cluster.clock });
@@ -49,6 +55,14 @@ export function fixture(
     handlers,
     settings,
     facts,
+    holdFacts: () => {
+      let release = () => {};
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
     factsOf: (type) =>
       facts.filter((f) => f.type === `daq.kpm.${type}.v1`) as CloudEvent<Record<string, unknown>>[],
     context: (commandId, subject = SESSION, signal = new AbortController().signal) => ({

@@ -322,6 +322,15 @@ const podCases: ContractCase[] = [
     },
   },
   {
+    // A boot reads the session's processes while it reads the namespace, not after it.
+    name: 'pods: processes(session) of a session without a namespace is empty, not an error',
+    run: async (cluster, env) => {
+      const none = env.unique('no-namespace');
+      expect(await cluster.namespaces.read(none)).toBeUndefined();
+      expect(await cluster.pods.processes(none)).toEqual([]);
+    },
+  },
+  {
     name: 'pods: a delete with grace marks the pod (deletionTimestamp, its grace); it ends and goes; deleting it again is false',
     realNode: true,
     run: async (cluster, env) => {

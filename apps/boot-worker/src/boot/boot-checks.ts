@@ -14,6 +14,12 @@ import type { NetworkSettings } from './process-network';
 import type { PlannedProcess } from './planned-process';
 import { namespaceView } from './session-ownership';
 
+/** What the cluster holds that a boot's rules look at. */
+export interface ClusterProcesses {
+  existing: ProcessPod[];
+  elsewhere: ProcessPod[];
+}
+
 export class BootChecks {
   constructor(
     private readonly cluster: Cluster,
@@ -27,14 +33,12 @@ export class BootChecks {
    * every session: the state and the watcher key processes by uuid alone.
    */
   async refusals(
-    { session, user, processes: specs }: BootCommand,
+    { session, user }: BootCommand,
     processes: PlannedProcess[],
     namespace: V1Namespace | undefined,
+    { existing, elsewhere }: ClusterProcesses,
   ): Promise<FieldError[]> {
-    const { pods, labels } = this.cluster;
-    const existing = namespace ? await pods.processes(session) : [];
-    const chosen = specs.flatMap((spec) => (spec.uuid ? [spec.uuid] : []));
-    const elsewhere = await pods.withUuids(chosen);
+    const { labels } = this.cluster;
     const errors = validateBoot(
       {
         session,
@@ -47,6 +51,20 @@ export class BootChecks {
       this.policy,
     );
     return [...errors, ...(await this.nodePortRefusals(session, processes))];
+  }
+
+  /**
+   * The processes the boot's rules look at: the session's (none while it has no namespace) and
+   * those elsewhere with a uuid the client chose. Read while the namespace is read, not after it.
+   */
+  async processesFor({ session, processes: specs }: BootCommand): Promise<ClusterProcesses> {
+    const { pods } = this.cluster;
+    const chosen = specs.flatMap((spec) => (spec.uuid ? [spec.uuid] : []));
+    const [existing, elsewhere] = await Promise.all([
+      pods.processes(session),
+      chosen.length > 0 ? pods.withUuids(chosen) : Promise.resolve([]),
+    ]);
+    return { existing, elsewhere };
   }
 
   /** A restart's stored spec through the rules a boot passes (it may predate today's settings). */

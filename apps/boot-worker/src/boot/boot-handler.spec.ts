@@ -1,3 +1,4 @@
+import { eventually } from '@kpm/common';
 import type { BootCommand, FieldError } from '@kpm/contracts';
 import {
   controller,
@@ -47,6 +48,21 @@ describe('BootHandler: the boot of a tree in drunc order', () => {
       ...Array<string>(5).fill('process.booted'),
     ]);
     expect(outcomes(f)).toEqual(TREE.map((p) => `${p.name} booted`).sort());
+  });
+
+  it('makes the namespace while boot.accepted goes out, and creates no pod before it is on Kafka', async () => {
+    const f = fixture();
+    const release = f.holdFacts();
+    const booting = run(f, boot());
+    await eventually(() => f.cluster.timeline(/create namespace/).length === 1, {
+      what: 'the namespace made while the acceptance is held',
+    });
+    expect(f.cluster.timeline(/create pod/)).toEqual([]);
+    expect(f.facts).toEqual([]);
+    release();
+    expect(await booting).toEqual([]);
+    expect(f.facts[0].type).toBe('daq.kpm.boot.accepted.v1');
+    expect(f.cluster.timeline(/create pod/)).toHaveLength(TREE.length);
   });
 
   it('creates the other infrastructure applications before the root controller, as drunc’s driver', async () => {

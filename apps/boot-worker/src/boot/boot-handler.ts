@@ -1,7 +1,7 @@
 /**
- * `boot`: check it against the cluster and the configuration, emit `boot.accepted`, prepare the
- * session's namespace, then boot the processes in drunc's order (boot-order.ts), streaming
- * `process.booted` / `process.boot-failed` as they settle.
+ * `boot`: check it against the cluster and the configuration, emit `boot.accepted` while the
+ * session's namespace is prepared, then boot the processes in drunc's order (boot-order.ts),
+ * streaming `process.booted` / `process.boot-failed` as they settle.
  */
 import { mapConcurrent, type Batcher } from '@kpm/common';
 import type { BootCommand, EncodedRecord, FieldError } from '@kpm/contracts';
@@ -50,18 +50,20 @@ export class BootHandler {
       command.processes,
       this.settings.controllerExecutables,
     );
-    const namespace = await this.sessions.read(session);
-    const refusals = await this.checks.refusals(command, processes, namespace);
+    // Each a round trip to the API server: read side by side.
+    const [namespace, found] = await Promise.all([
+      this.sessions.read(session),
+      this.checks.processesFor(command),
+    ]);
+    const refusals = await this.checks.refusals(command, processes, namespace, found);
     if (refusals.length > 0) return refusals;
-    await this.accept(command, processes, context);
     const run = this.startRun(command, context);
     try {
-      const unusable = await this.sessions.prepare(
-        namespace,
-        { session, user },
-        processes,
-        run.signal,
-      );
+      // The acceptance is on Kafka before any pod exists: the namespace alone is made meanwhile.
+      const [, unusable] = await Promise.all([
+        this.accept(command, processes, context),
+        this.sessions.prepare(namespace, { session, user }, processes, run.signal),
+      ]);
       if (unusable) this.failAll(processes, unusable, run);
       else {
         const server = processes.some((p) =>
