@@ -65,6 +65,20 @@ describe('BootHandler: the boot of a tree in drunc order', () => {
     expect(f.cluster.timeline(/create pod/)).toHaveLength(TREE.length);
   });
 
+  it("gives a later boot's pods the alias of the connection server running in the session", async () => {
+    const f = fixture();
+    const [, server] = TREE;
+    expect(await run(f, boot([server]), 'boot-1')).toEqual([]);
+    const service = await f.cluster.services.read(SESSION, 'local-connection-server');
+    expect(service?.spec?.clusterIP).toBeTruthy();
+    // As drunc's driver boots: one call per process, the connection server already running.
+    expect(await run(f, boot([spec('ru-03', '0.1.3')]), 'boot-2')).toEqual([]);
+    const pod = await f.cluster.pods.read(SESSION, 'ru-03');
+    expect(pod?.spec?.hostAliases).toEqual([
+      { ip: service!.spec!.clusterIP, hostnames: ['localhost'] },
+    ]);
+  });
+
   it('creates the other infrastructure applications before the root controller, as drunc’s driver', async () => {
     const f = fixture();
     f.cluster.scripts.set('db', { exitsAfterMs: 100, exitCode: 1 });

@@ -70,7 +70,10 @@ export class BootHandler {
           isConnectionServer(p, this.settings.connectionServerName),
         );
         if (!server)
-          run.context.connectionServer = await this.booter.sessionConnectionServer(session);
+          run.context.connectionServer = await this.booter.sessionConnectionServer(
+            session,
+            found.existing,
+          );
         await this.bootInOrder(processes, run);
       }
     } finally {

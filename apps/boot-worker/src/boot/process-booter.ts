@@ -11,6 +11,7 @@ import type { PodManagementConfig } from '@kpm/config';
 import { failureOf } from '@kpm/kube';
 import type { BootWorkerMetrics } from '../boot-worker-metrics';
 import type { Cluster } from '../cluster/cluster';
+import type { ProcessPod } from '../cluster/process-pod';
 import { isReady, type EndingRule } from '../cluster/pod-state';
 import { checkStopping } from '../commands/command-context';
 import { bootFailure, type BootFailure, type BootOutcome } from './boot-failure';
@@ -143,9 +144,13 @@ export class ProcessBooter {
    * The address of a connection server already running in the session (a boot without one, a
    * restart), for the localhost alias of the pods booted now; undefined without one.
    */
-  async sessionConnectionServer(session: string): Promise<string | undefined> {
+  async sessionConnectionServer(
+    session: string,
+    /** The session's processes when just read (a boot's checks): not listed again. */
+    processes?: readonly ProcessPod[],
+  ): Promise<string | undefined> {
     if (this.settings.localhostAlias === 'none') return undefined;
-    const running = (await this.cluster.pods.processes(session)).find(
+    const running = (processes ?? (await this.cluster.pods.processes(session))).find(
       (p) =>
         isDruncConnectionServer(
           { role: p.role, spec: { name: p.name } },
