@@ -69,11 +69,11 @@ export class BootHandler {
         const server = processes.some((p) =>
           isConnectionServer(p, this.settings.connectionServerName),
         );
+        // The processes listed above are the session's still, unless its namespace was
+        // Terminating and has been replaced since: then they are listed again.
+        const listed = namespace?.metadata?.deletionTimestamp ? undefined : found.existing;
         if (!server)
-          run.context.connectionServer = await this.booter.sessionConnectionServer(
-            session,
-            found.existing,
-          );
+          run.context.connectionServer = await this.booter.sessionConnectionServer(session, listed);
         await this.bootInOrder(processes, run);
       }
     } finally {
