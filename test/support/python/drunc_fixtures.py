@@ -9,9 +9,23 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+
+def eventually(ask, accept, timeout: float = 60):
+    """Ask again until the answer is accepted: kpm's boot of an infrastructure application
+    answers once its pod exists, and drunc's clients of either era have no event to wait on.
+    Fails with the last answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = ask()
+        if accept(answer) or time.monotonic() > deadline:
+            assert accept(answer), answer
+            return answer
+        time.sleep(0.5)
 
 
 def install_stubs(proto_dir: Path, name: str) -> None:

@@ -5,30 +5,18 @@ one uuid, flush a process that ended by itself, kill, terminate.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from druncschema import process_manager_pb2 as pm
 
 from driver import boot_request, query
+from drunc_fixtures import eventually
 
 RUNNING = pm.ProcessInstance.StatusCode.RUNNING
 DEAD = pm.ProcessInstance.StatusCode.DEAD
 # Ends on SIGTERM within a second (kill's first stage), after two lines.
 TALKER = "trap 'exit 143' TERM; echo first line; echo second line; while :; do sleep 1; done"
 
-
-def eventually(ask, accept, timeout: float = 60):
-    """Ask again until the answer is accepted: kpm's boot answers once the pod exists, and
-    drunc's enveloped era has no event to wait on. Fails with the last answer."""
-    deadline = time.monotonic() + timeout
-    while True:
-        answer = ask()
-        if accept(answer) or time.monotonic() > deadline:
-            assert accept(answer), answer
-            return answer
-        time.sleep(0.5)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ run.
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
@@ -17,6 +16,7 @@ from druncschema import process_manager_pb2 as pm
 from druncschema import request_response_pb2 as rr
 
 from driver import ProcessManagerDriver, query
+from drunc_fixtures import eventually
 from dune_session import boot_request
 
 RUNNING = pm.ProcessInstance.RUNNING
@@ -24,17 +24,6 @@ DEAD = pm.ProcessInstance.DEAD
 # Ends on SIGTERM within a second (kill's first stage), after two lines.
 TALKER = "trap 'exit 143' TERM; echo first line; echo second line; while :; do sleep 1; done"
 
-
-def eventually(ask, accept, timeout: float = 60):
-    """Ask again until the answer is accepted: kpm's boot of an infrastructure application answers
-    once its pod exists, and drunc's clients have no event to wait on. Fails with the last answer."""
-    deadline = time.monotonic() + timeout
-    while True:
-        answer = ask()
-        if accept(answer) or time.monotonic() > deadline:
-            assert accept(answer), answer
-            return answer
-        time.sleep(0.5)
 
 
 def on_real_node(user: str, session: str, name: str, script: str) -> pm.BootRequest:
