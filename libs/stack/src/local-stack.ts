@@ -4,15 +4,18 @@ import type { ComponentStatus, StackComponent, StackEnv } from './component';
 import { stackPaths } from './paths';
 
 /**
- * The embedded local stack: components brought up in order (Kafka, etcd, kube-apiserver, kwok),
- * torn down in reverse, with their variables collected in `.kpm/stack.env`.
+ * The embedded local stack: components prepared side by side (their downloads and builds), brought
+ * up in order (Kafka, the control plane, the real node), torn down in reverse, with their
+ * variables collected in `.kpm/stack.env`.
  */
 export class LocalStack {
   constructor(private readonly components: readonly StackComponent[]) {}
 
   async up(onProgress: (message: string) => void = () => undefined): Promise<StackEnv> {
     const env: StackEnv = {};
-    for (const component of this.components) {
+    const prepared = this.prepareAll();
+    for (const [index, component] of this.components.entries()) {
+      await prepared[index];
       const started = Date.now();
       onProgress(`${component.name}: starting`);
       Object.assign(env, await component.up());
@@ -20,6 +23,18 @@ export class LocalStack {
     }
     writeStackEnv(env);
     return env;
+  }
+
+  /**
+   * Every part's downloads and builds, started together (a fresh machine spends most of its first
+   * `up` compiling). A failure surfaces when its part's turn comes, after the parts before it.
+   */
+  private prepareAll(): Promise<void>[] {
+    return this.components.map((component) => {
+      const prepared = component.prepare ? component.prepare() : Promise.resolve();
+      prepared.catch(() => undefined); // awaited in turn; not an unhandled rejection meanwhile
+      return prepared;
+    });
   }
 
   async down(): Promise<void> {

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleCli, cliBundleCurrent } from './cli-bundle';
@@ -21,27 +21,30 @@ export async function ensureServiceBuilt(
 ): Promise<string> {
   const entry = serviceEntry(service);
   await withFileLock(`build-${service}`, async () => {
-    if (isStale(service, entry)) nestBuild(service, onProgress);
+    if (isStale(service, entry)) await nestBuild(service, onProgress);
     // The CLI also runs as one file made from what nest built (cli-bundle.ts).
     if (service === 'cli' && !cliBundleCurrent()) await bundleCli();
   });
   return entry;
 }
 
-function nestBuild(service: string, onProgress: (message: string) => void): void {
+/** `nest build <service>` as a child process: the caller's event loop goes on (the demo builds meanwhile). */
+async function nestBuild(service: string, onProgress: (message: string) => void): Promise<void> {
   onProgress(`building ${service}`);
   const started = Date.now();
-  const result = spawnSync(
+  const child = spawn(
     process.execPath,
     [require.resolve('@nestjs/cli/bin/nest.js'), 'build', service],
-    {
-      cwd: repoRoot(),
-      encoding: 'utf8',
-    },
+    { cwd: repoRoot(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  if (result.status !== 0) {
-    throw new Error(`kpm: nest build ${service} failed:\n${result.stdout}${result.stderr}`);
-  }
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const status = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  if (status !== 0) throw new Error(`kpm: nest build ${service} failed:\n${output}`);
   onProgress(`built ${service} in ${Date.now() - started} ms`);
 }
 

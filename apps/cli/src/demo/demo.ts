@@ -32,7 +32,12 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     throw new CliError(`demo: ${options.file} is not a valid session file:\n${lines.join('\n')}`);
   }
   step('Local stack: Apache Kafka (KRaft), etcd, kube-apiserver, kwok nodes, the real node');
-  const env = await defaultStack().up((message) => console.log(colours.dim(`  ${message}`)));
+  const say = (message: string) => console.log(colours.dim(`  ${message}`));
+  // The services compile while the stack builds and starts: a first run waits for both at once.
+  const services = new LocalServices();
+  const servicesBuilt = services.build((message) => say(`kpm services: ${message}`));
+  servicesBuilt.catch(() => undefined); // awaited below, after the stack
+  const env = await defaultStack().up(say);
   const target = realNodeOf(env);
   const boot = target ? placeOnRealNode(parsed.boot, target) : parsed.boot;
   console.log(
@@ -41,7 +46,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       : "  No real node here (kpm stack status says why): the session runs on kwok's simulated nodes.",
   );
   step('kpm services: boot-worker, watcher, state');
-  const services = new LocalServices();
+  await servicesBuilt;
   const status = await services.up();
   console.log(
     renderTable(

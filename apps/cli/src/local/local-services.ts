@@ -68,6 +68,11 @@ export class LocalServices {
     return override ? Number(override) : DEFAULT_PORTS[service];
   }
 
+  /** Builds every service that is stale (`nest build`), one after the other; `up` would too. */
+  async build(onProgress: (message: string) => void): Promise<void> {
+    for (const service of SERVICE_NAMES) await ensureServiceBuilt(service, onProgress);
+  }
+
   /** Starts what is not running (a service that died is started again) and waits until all are ready. */
   async up(timeoutMs = 120_000): Promise<LocalServiceStatus[]> {
     const stackEnv = readStackEnv();

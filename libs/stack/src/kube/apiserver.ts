@@ -56,7 +56,7 @@ export class ApiServerComponent extends DaemonComponent {
   }
 
   protected describe(ready: boolean): string {
-    return ready ? `ready, ${kubernetesBinaryVersion('kube-apiserver')}` : 'not ready';
+    return ready ? `ready, ${kubernetesBinaryVersion()}` : 'not ready';
   }
 
   protected override servingUrl(): string {

@@ -31,11 +31,12 @@ export class EtcdComponent extends DaemonComponent {
     return `http://127.0.0.1:${this.clientPort}`;
   }
 
+  async prepare(): Promise<void> {
+    await this.binary();
+  }
+
   async up(): Promise<StackEnv> {
-    const binary = await ensureGoModuleBuild(
-      { name: 'etcd', version: etcdVersion(), moduleDir: etcdModuleDir() },
-      this.progress,
-    );
+    const binary = await this.binary();
     const dataDir = stackPaths.data('etcd');
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const peer = `http://127.0.0.1:${this.peerPort}`;
@@ -59,6 +60,13 @@ export class EtcdComponent extends DaemonComponent {
     );
     await this.waitReady('etcd', () => this.probe(), { timeoutMs: 30000 });
     return {};
+  }
+
+  private binary(): Promise<string> {
+    return ensureGoModuleBuild(
+      { name: 'etcd', version: etcdVersion(), moduleDir: etcdModuleDir() },
+      this.progress,
+    );
   }
 
   protected describe(healthy: boolean): string {

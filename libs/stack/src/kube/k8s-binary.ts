@@ -1,32 +1,39 @@
-import { ensureGoModuleBuild, type Progress } from './go-build';
+import { ensureGoModuleBinaries, type Progress } from './go-build';
 import { stackPaths } from '../paths';
 import { requiredVersion } from './versions';
 
-/** The Kubernetes binaries we build, each from its wrapper module stack/kube/<name>. */
-export type KubernetesBinary =
-  'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager' | 'kubelet';
+/** The Kubernetes binaries we build, each a main package of the wrapper module stack/kube/kubernetes. */
+export const KUBERNETES_BINARIES = [
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kubelet',
+] as const;
 
-export function kubernetesModuleDir(name: KubernetesBinary): string {
-  return stackPaths.source('kube', name);
+export type KubernetesBinary = (typeof KUBERNETES_BINARIES)[number];
+
+export function kubernetesModuleDir(): string {
+  return stackPaths.source('kube', 'kubernetes');
 }
 
-/** The k8s.io/kubernetes version a wrapper module pins (regenerate with gen-replaces.sh). */
-export function kubernetesBinaryVersion(name: KubernetesBinary): string {
-  return requiredVersion(kubernetesModuleDir(name), 'k8s.io/kubernetes');
+/** The k8s.io/kubernetes version the wrapper module pins (regenerate with gen-replaces.sh). */
+export function kubernetesBinaryVersion(): string {
+  return requiredVersion(kubernetesModuleDir(), 'k8s.io/kubernetes');
 }
 
-/** Builds one Kubernetes binary unless present, with the version stamped in. */
-export function ensureKubernetesBinary(
-  name: KubernetesBinary,
-  progress: Progress,
-): Promise<string> {
-  const version = kubernetesBinaryVersion(name);
+/**
+ * Builds every Kubernetes binary in one `go build` unless all are present, with the version
+ * stamped in: the four share most of their packages, which one graph compiles once.
+ */
+export function ensureKubernetesBinaries(progress: Progress): Promise<Record<string, string>> {
+  const version = kubernetesBinaryVersion();
   const [, major, minor] = /^v(\d+)\.(\d+)\./.exec(version) ?? [];
-  return ensureGoModuleBuild(
+  return ensureGoModuleBinaries(
     {
-      name,
+      name: 'kubernetes',
       version,
-      moduleDir: kubernetesModuleDir(name),
+      moduleDir: kubernetesModuleDir(),
+      mains: KUBERNETES_BINARIES,
       // Without these the binary reports v0.0.0-master, which clients and kwok dislike.
       ldflags: [
         `-X k8s.io/component-base/version.gitVersion=${version}`,
@@ -37,4 +44,12 @@ export function ensureKubernetesBinary(
     },
     progress,
   );
+}
+
+/** One Kubernetes binary's path, built with the others unless present. */
+export async function ensureKubernetesBinary(
+  name: KubernetesBinary,
+  progress: Progress,
+): Promise<string> {
+  return (await ensureKubernetesBinaries(progress))[name];
 }

@@ -65,7 +65,7 @@ export abstract class KubeClientDaemon extends DaemonComponent {
   }
 
   protected describe(healthy: boolean): string {
-    return healthy ? `healthy, ${kubernetesBinaryVersion(this.name)}` : 'not healthy';
+    return healthy ? `healthy, ${kubernetesBinaryVersion()}` : 'not healthy';
   }
 
   protected override servingUrl(): string {

@@ -4,6 +4,7 @@ import { ApiServerComponent } from './apiserver';
 import { ControllerManagerComponent } from './controller-manager';
 import { EtcdComponent } from './etcd';
 import type { Progress } from './go-build';
+import { ensureKubernetesBinaries } from './k8s-binary';
 import { kubeconfigPath, writeKubeconfig } from './kubeconfig';
 import { KwokComponent } from './kwok';
 import { ensurePki } from './pki';
@@ -70,6 +71,15 @@ export class KubeStack implements StackComponent {
   /** Server, CA and admin token, for provisioning calls without a kubeconfig. */
   endpoint(): KubeEndpoint {
     return this.apiserver.endpoint(ensurePki());
+  }
+
+  /** etcd's build first: it starts first. The Kubernetes binaries come from one graph (all four). */
+  async prepare(): Promise<void> {
+    await Promise.all([
+      this.etcd.prepare(),
+      ensureKubernetesBinaries(this.progress),
+      this.kwok.prepare(),
+    ]);
   }
 
   async up(): Promise<StackEnv> {

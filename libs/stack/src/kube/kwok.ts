@@ -43,11 +43,12 @@ export class KwokComponent extends DaemonComponent {
     this.configFile = options.configFile ?? stackPaths.source('kube', 'kwok.yaml');
   }
 
+  async prepare(): Promise<void> {
+    await this.binary();
+  }
+
   async up(): Promise<StackEnv> {
-    const binary = await ensureGoInstall(
-      { name: 'kwok', version: KWOK_VERSION, pkg: 'sigs.k8s.io/kwok/cmd/kwok' },
-      this.progress,
-    );
+    const binary = await this.binary();
     const endpoint = this.options.endpoint();
     await this.registerNodes(endpoint);
     await ensureKwokDeletePolicy(endpoint);
@@ -65,6 +66,13 @@ export class KwokComponent extends DaemonComponent {
       timeoutMs: 60000,
     });
     return {};
+  }
+
+  private binary(): Promise<string> {
+    return ensureGoInstall(
+      { name: 'kwok', version: KWOK_VERSION, pkg: 'sigs.k8s.io/kwok/cmd/kwok' },
+      this.progress,
+    );
   }
 
   /**

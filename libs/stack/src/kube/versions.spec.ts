@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { etcdVersion, requiredVersion } from './versions';
-import { kubernetesBinaryVersion } from './k8s-binary';
+import { KUBERNETES_BINARIES, kubernetesBinaryVersion, kubernetesModuleDir } from './k8s-binary';
 
 describe('requiredVersion', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kpm-versions-'));
@@ -26,9 +26,13 @@ describe('requiredVersion', () => {
 
   it('agrees with the committed wrapper modules', () => {
     expect(etcdVersion()).toMatch(/^v3\.6\.\d+$/);
-    const apiserver = kubernetesBinaryVersion('kube-apiserver');
-    expect(apiserver).toMatch(/^v1\.\d+\.\d+$/);
-    expect(kubernetesBinaryVersion('kube-scheduler')).toBe(apiserver);
-    expect(kubernetesBinaryVersion('kube-controller-manager')).toBe(apiserver);
+    expect(kubernetesBinaryVersion()).toMatch(/^v1\.\d+\.\d+$/);
+  });
+
+  it('has a main package in the one Kubernetes module for every binary the stack runs', () => {
+    const missing = KUBERNETES_BINARIES.filter(
+      (binary) => !existsSync(join(kubernetesModuleDir(), binary, 'main.go')),
+    );
+    expect(missing).toEqual([]);
   });
 });

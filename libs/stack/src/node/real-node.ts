@@ -33,6 +33,12 @@ export interface RealNodeOptions {
   progress?: Progress;
 }
 
+/** What the node runs, fetched and built before it starts. */
+interface NodeSupplies {
+  binaries: { kubelet: string; crictl: string };
+  images: NodeImages;
+}
+
 /** What `up` found on the host, kept until `down` has removed what `up` made. */
 interface HostRecord {
   runtimeDirs: string[];
@@ -52,6 +58,7 @@ export class RealNode implements StackComponent {
   private readonly progress: Progress;
   private readonly containerd: Containerd;
   private readonly kubelet: Kubelet;
+  private suppliesInFlight?: Promise<NodeSupplies>;
 
   constructor(private readonly options: RealNodeOptions) {
     this.layout = nodeLayout();
@@ -59,6 +66,11 @@ export class RealNode implements StackComponent {
       options.progress ?? ((message: string) => process.stderr.write(`kpm: ${message}\n`));
     this.containerd = new Containerd(this.layout, this.progress);
     this.kubelet = new Kubelet(this.layout, this.progress);
+  }
+
+  /** The node's packages, binaries and images, unless this host cannot run it. */
+  async prepare(): Promise<void> {
+    if (!hostCannotRunNode()) await this.supplies();
   }
 
   async up(): Promise<StackEnv> {
@@ -143,8 +155,7 @@ export class RealNode implements StackComponent {
   private async upLocked(): Promise<StackEnv> {
     const { layout, progress } = this;
     this.recordHost();
-    await ensureDebianPackages(progress);
-    const [binaries, images] = await Promise.all([this.binaries(), ensureNodeImages(progress)]);
+    const { binaries, images } = await this.supplies();
     await ensureBridge(layout.bridge, `${layout.nodeIp}/16`);
     await this.containerd.start(images.pause.reference);
     await this.importImages(images);
@@ -155,20 +166,33 @@ export class RealNode implements StackComponent {
     await this.kubelet.waitReady(endpoint);
     await setSchedulable(endpoint, layout, true); // `down` cordoned it
     this.writeCrictlConfig();
-    progress(
-      `real node: ${layout.name} Ready (${kubernetesBinaryVersion('kubelet')}, ${layout.nodeIp})`,
-    );
+    progress(`real node: ${layout.name} Ready (${kubernetesBinaryVersion()}, ${layout.nodeIp})`);
     return { KPM_REAL_NODE: layout.name, KPM_REAL_IMAGE: images.daq.reference };
   }
 
-  /** The kubelet, then crictl: both compile Go, so one after the other. */
-  private async binaries(): Promise<{ kubelet: string; crictl: string }> {
-    const kubelet = await ensureKubernetesBinary('kubelet', this.progress);
-    const crictl = await ensureGoInstall(
-      { name: 'crictl', version: CRICTL_VERSION, pkg: 'sigs.k8s.io/cri-tools/cmd/crictl' },
-      this.progress,
-    );
-    return { kubelet, crictl };
+  /**
+   * Debian's packages, then the binaries and images side by side: fetched and built once per
+   * process (`prepare` starts it, `up` awaits it); a failure is not kept, the next call retries.
+   */
+  private supplies(): Promise<NodeSupplies> {
+    this.suppliesInFlight ??= this.fetchSupplies().catch((error: unknown) => {
+      this.suppliesInFlight = undefined;
+      throw error;
+    });
+    return this.suppliesInFlight;
+  }
+
+  private async fetchSupplies(): Promise<NodeSupplies> {
+    await ensureDebianPackages(this.progress);
+    const [kubelet, crictl, images] = await Promise.all([
+      ensureKubernetesBinary('kubelet', this.progress),
+      ensureGoInstall(
+        { name: 'crictl', version: CRICTL_VERSION, pkg: 'sigs.k8s.io/cri-tools/cmd/crictl' },
+        this.progress,
+      ),
+      ensureNodeImages(this.progress),
+    ]);
+    return { binaries: { kubelet, crictl }, images };
   }
 
   private async importImages(images: NodeImages): Promise<void> {

@@ -69,13 +69,9 @@ export class OtelCollectorComponent extends DaemonComponent {
     return `http://127.0.0.1:${this.ports.http}`;
   }
 
-  get spansFile(): string {
-    return otelSpansPath();
-  }
-
-  async up(): Promise<StackEnv> {
+  private binary(): Promise<string> {
     const version = otelcolVersion();
-    const binary = await ensureGoModuleBuild(
+    return ensureGoModuleBuild(
       {
         name: OTELCOL_NAME,
         version,
@@ -84,6 +80,18 @@ export class OtelCollectorComponent extends DaemonComponent {
       },
       this.progress,
     );
+  }
+
+  get spansFile(): string {
+    return otelSpansPath();
+  }
+
+  async prepare(): Promise<void> {
+    await this.binary();
+  }
+
+  async up(): Promise<StackEnv> {
+    const binary = await this.binary();
     mkdirSync(join(stackPaths.home(), 'otel'), { recursive: true });
     const dataDir = stackPaths.data(OTELCOL_NAME);
     mkdirSync(dataDir, { recursive: true });

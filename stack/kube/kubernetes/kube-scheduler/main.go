@@ -1,5 +1,5 @@
 // Command kube-scheduler is Kubernetes' own scheduler, built as a dependency of this wrapper
-// module (see ../kube-apiserver/gen-replaces.sh): it binds pods that only carry a nodeSelector
+// module (see ../gen-replaces.sh): it binds pods that only carry a nodeSelector
 // to the fake kwok nodes, as a real cluster would.
 package main
 

@@ -1,5 +1,5 @@
 // Command kube-controller-manager is Kubernetes' own controller manager, built as a dependency
-// of this wrapper module (see ../kube-apiserver/gen-replaces.sh). Locally it provides namespace
+// of this wrapper module (see ../gen-replaces.sh). Locally it provides namespace
 // deletion, garbage collection of owner-referenced objects and service accounts.
 package main
 
