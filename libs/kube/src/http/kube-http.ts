@@ -19,6 +19,7 @@ import {
   type DelegatedKubeconfig,
   type KubeConnection,
 } from './kube-connection';
+import { Http2Connection, http2Call } from './kube-http2';
 
 /** An API call that the server answered with a status outside 2xx. */
 export class KubeApiError extends Error {
@@ -142,13 +143,23 @@ export interface KubeRequest {
   text?: boolean;
 }
 
+export interface KubeHttpOptions {
+  /**
+   * Calls as streams of one HTTP/2 connection, as client-go makes them (default: KPM_KUBE_HTTP2=1);
+   * else one kept-alive HTTP/1.1 connection per call in flight. Watches stay on HTTP/1.1.
+   */
+  http2?: boolean;
+}
+
 export class KubeHttp {
   private readonly connection: Promise<KubeConnection>;
   private agent?: Agent;
+  private h2?: Http2Connection;
 
   constructor(
     source: KubeConnection | DelegatedKubeconfig,
     private readonly timeoutMs: number,
+    private readonly options: KubeHttpOptions = {},
   ) {
     this.connection = 'delegate' in source ? delegated(source) : Promise.resolve(source);
     // An unhandled rejection here would be reported again by every call; each call reports it.
@@ -157,7 +168,14 @@ export class KubeHttp {
 
   /** From the kubeconfig at `path`, else the environment's (see kube-connection.ts). */
   static load(path: string | undefined, timeoutMs: number): KubeHttp {
-    return new KubeHttp(loadKubeConnection(path), timeoutMs);
+    return new KubeHttp(loadKubeConnection(path), timeoutMs, {
+      http2: process.env.KPM_KUBE_HTTP2 === '1',
+    });
+  }
+
+  /** Closes the HTTP/2 connection, if one is open (kept-alive HTTP/1.1 sockets close when idle). */
+  close(): void {
+    this.h2?.close();
   }
 
   /** One call, a span of its own when tracing is on (`kube <METHOD> <resource>`). */
@@ -166,15 +184,17 @@ export class KubeHttp {
       `kube ${method} ${resourceOf(path)}`,
       { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.path': path } },
       async (span) => {
-        const { target, authorization, agent } = await this.prepare(path, request.query);
-        const { status, body } = await httpCall(target, {
+        const { target, authorization, agent, h2 } = await this.prepare(path, request.query);
+        const call = {
           method,
           body: request.body,
           contentType: request.contentType,
           authorization,
-          agent,
           timeoutMs: this.timeoutMs,
-        });
+        };
+        const { status, body } = h2
+          ? await http2Call(h2, target, call)
+          : await httpCall(target, { ...call, agent });
         span?.setAttribute('http.response.status_code', status);
         if (status < 200 || status >= 300) throw new KubeApiError(status, body);
         return (request.text ? body : JSON.parse(body)) as T;
@@ -203,8 +223,14 @@ export class KubeHttp {
       if (value !== undefined) target.searchParams.set(key, String(value));
     }
     const authorization = await connection.authorization();
-    this.agent ??= connection.agent ?? keepAliveAgent(connection, target.protocol === 'https:');
-    return { target, authorization, agent: this.agent };
+    const secure = target.protocol === 'https:';
+    this.agent ??= connection.agent ?? keepAliveAgent(connection, secure);
+    // HTTP/2 over TLS (ALPN) to the server itself; a connection with an agent of its own (a
+    // proxy's) keeps it.
+    if (this.options.http2 && secure && !connection.agent) {
+      this.h2 ??= new Http2Connection(target.origin, connection.tls);
+    }
+    return { target, authorization, agent: this.agent, h2: this.h2 };
   }
 }
 

@@ -1,0 +1,91 @@
+/**
+ * The API server over one HTTP/2 connection, as client-go speaks to it: every call a stream of
+ * the same TLS session instead of one kept-alive HTTP/1.1 connection per call in flight.
+ * `KubeHttp` uses it when asked (`http2: true`, KPM_KUBE_HTTP2=1); bench/kube-http measures
+ * the two side by side against client-go.
+ */
+import http2, { type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
+import type { HttpCallOptions, HttpResult } from './kube-http';
+import type { KubeTls } from './kube-connection';
+
+/** One session to one origin, opened on first use and again after the server closed it. */
+export class Http2Connection {
+  private session?: ClientHttp2Session;
+
+  constructor(
+    private readonly origin: string,
+    private readonly tls: KubeTls,
+  ) {}
+
+  /** The open session, or a new one (a GOAWAY, an error or a close ends the old). */
+  current(): ClientHttp2Session {
+    if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
+    const { ca, cert, key, rejectUnauthorized, servername } = this.tls;
+    const session = http2.connect(this.origin, { ca, cert, key, rejectUnauthorized, servername });
+    const forget = () => {
+      if (this.session === session) this.session = undefined;
+    };
+    // A failed session fails its streams, which report it to their callers; it is not thrown.
+    session.on('error', forget).on('goaway', forget).on('close', forget);
+    // Idle, it does not keep a process alive (the CLI exits when its work is done).
+    session.unref();
+    this.session = session;
+    return session;
+  }
+
+  close(): void {
+    this.session?.close();
+    this.session = undefined;
+  }
+}
+
+/**
+ * One request as a stream of the session, with the same contract as `httpCall`: resolves with any
+ * status, rejects on transport errors and at the deadline (a TimeoutError).
+ */
+export async function http2Call(
+  connection: Http2Connection,
+  target: URL,
+  options: HttpCallOptions & { timeoutMs: number },
+): Promise<HttpResult> {
+  const method = options.method ?? 'GET';
+  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers: OutgoingHttpHeaders = {
+    ':method': method,
+    ':path': `${target.pathname}${target.search}`,
+    accept: 'application/json',
+  };
+  if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+  const authorization =
+    options.authorization ?? (options.token ? `Bearer ${options.token}` : undefined);
+  if (authorization) headers.authorization = authorization;
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  try {
+    return await new Promise<HttpResult>((resolve, reject) => {
+      const stream = connection.current().request(headers, { signal });
+      let status = 0;
+      let ended = false;
+      const chunks: Buffer[] = [];
+      stream.on('response', (responseHeaders) => (status = Number(responseHeaders[':status'])));
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        ended = true;
+        resolve({ status, body: Buffer.concat(chunks).toString('utf8') });
+      });
+      stream.on('error', reject);
+      // A stream the server reset, or a session that went away under it, ends without its body.
+      stream.on('close', () => {
+        if (!ended)
+          reject(new Error(`the HTTP/2 stream closed before its answer (code ${stream.rstCode})`));
+      });
+      stream.end(payload);
+    });
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    const timedOut = new Error(`timeout after ${options.timeoutMs} ms: ${method} ${target.href}`, {
+      cause: error,
+    });
+    timedOut.name = 'TimeoutError';
+    throw timedOut;
+  }
+}
