@@ -4,13 +4,19 @@
  * `KubeHttp` uses it when asked (`http2: true`, KPM_KUBE_HTTP2=1); bench/kube-http measures
  * the two side by side against client-go.
  */
-import http2, { type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
+import http2, {
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+  type OutgoingHttpHeaders,
+} from 'node:http2';
 import type { HttpCallOptions, HttpResult } from './kube-http';
 import type { KubeTls } from './kube-connection';
 
 /** One session to one origin, opened on first use and again after the server closed it. */
 export class Http2Connection {
   private session?: ClientHttp2Session;
+  /** Streams open per session: while any is, it keeps the process alive; idle, it does not. */
+  private readonly open = new WeakMap<ClientHttp2Session, number>();
 
   constructor(
     private readonly origin: string,
@@ -31,6 +37,20 @@ export class Http2Connection {
     session.unref();
     this.session = session;
     return session;
+  }
+
+  /** A stream of the current session, which holds the process alive until the stream closes. */
+  request(headers: OutgoingHttpHeaders, signal: AbortSignal): ClientHttp2Stream {
+    const session = this.current();
+    const stream = session.request(headers, { signal });
+    this.open.set(session, (this.open.get(session) ?? 0) + 1);
+    session.ref();
+    stream.once('close', () => {
+      const left = (this.open.get(session) ?? 1) - 1;
+      this.open.set(session, left);
+      if (left === 0) session.unref();
+    });
+    return stream;
   }
 
   close(): void {
@@ -62,7 +82,7 @@ export async function http2Call(
   const signal = AbortSignal.timeout(options.timeoutMs);
   try {
     return await new Promise<HttpResult>((resolve, reject) => {
-      const stream = connection.current().request(headers, { signal });
+      const stream = connection.request(headers, signal);
       let status = 0;
       let ended = false;
       const chunks: Buffer[] = [];
