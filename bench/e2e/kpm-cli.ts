@@ -9,9 +9,15 @@ import { childNodeArgs } from '../../test/support/service-process';
 
 const root = join(__dirname, '..', '..');
 
-/** A session file of `n` applications in drunc's tree shape (`0.<segment>.<n>`). */
-export function sessionFile(session: string, n: number): string {
-  const processes = benchProcesses(n);
+/**
+ * A session file of `n` applications in drunc's tree shape (`0.<segment>.<n>`), or of the
+ * processes given (a DUNE-shaped session).
+ */
+export function sessionFile(
+  session: string,
+  n: number,
+  processes: readonly object[] = benchProcesses(n),
+): string {
   const file = join(mkdtempSync(join(tmpdir(), 'kpm-bench-')), `${session}.yaml`);
   // JSON is YAML: the session file reader takes it as written.
   writeFileSync(file, JSON.stringify({ session, user: 'bench', processes }));

@@ -11,10 +11,12 @@ import { buildRawLimit } from './raw-limit';
 import { markdownReport } from './report';
 import { stateHeapPerProcess } from '../memory';
 import type { E2eResults, SizeResult } from './results';
-import { measureSize, sizeSession } from './run-sizes';
+import { measureSize, sizeSession, type SizeProfile } from './run-sizes';
+import { DuneNodes } from '../drunc-gateway/dune-nodes';
 
 interface Options {
-  sizes: number[];
+  /** N flat applications, or `N@H`: a DUNE-shaped session of N over H simulated hosts. */
+  sizes: { n: number; hosts?: number }[];
   /** Measurements of each N up to 1000 (the median is reported); larger N are measured once. */
   repeats: number;
   lagPods: number;
@@ -26,14 +28,14 @@ interface Options {
 }
 
 const USAGE =
-  'usage: npm run bench:e2e -- [--sizes 100,1000,5000] [--repeats 3] [--lag-pods 500] [--restore 1000,10000,50000|none] [--burst 12x1000|none] [--out dir]';
+  'usage: npm run bench:e2e -- [--sizes 100,1000,5000|17@1,200@110,400@140] [--repeats 3] [--lag-pods 500] [--restore 1000,10000,50000|none] [--burst 12x1000|none] [--out dir]';
 
 /** Sizes up to this many processes are measured `repeats` times. */
 const REPEATED_UP_TO = 1000;
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
-    sizes: [100, 1000, 5000],
+    sizes: [{ n: 100 }, { n: 1000 }, { n: 5000 }],
     repeats: 3,
     lagPods: 500,
     restore: [1000, 10000, 50000],
@@ -42,8 +44,11 @@ function parseOptions(argv: string[]): Options {
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
-    if (flag === '--sizes' && value && /^\d+(,\d+)*$/.test(value))
-      options.sizes = value.split(',').map(Number);
+    if (flag === '--sizes' && value && /^\d+(@\d+)?(,\d+(@\d+)?)*$/.test(value))
+      options.sizes = value.split(',').map((size) => {
+        const [n, hosts] = size.split('@').map(Number);
+        return { n, hosts };
+      });
     else if (flag === '--repeats' && value && /^[1-9]\d*$/.test(value))
       options.repeats = Number(value);
     else if (flag === '--lag-pods' && value && /^\d+$/.test(value)) options.lagPods = Number(value);
@@ -82,14 +87,22 @@ async function main(): Promise<void> {
   const rawBinary = await buildRawLimit(log);
   const { runId, lab, prefix, clock } = await openBenchRun('bench', log);
   const services = new KpmServices(prefix, lab.domain);
+  // DUNE-shaped sizes lie over as many simulated hosts as DUNE's modules have, made for the run.
+  const mostHosts = Math.max(0, ...options.sizes.map((size) => size.hosts ?? 0));
+  const dune = mostHosts > 0 ? await DuneNodes.create(mostHosts) : undefined;
+  const profiles: SizeProfile[] = options.sizes.map(({ n, hosts }) => ({
+    n,
+    hosts: hosts ? dune!.names.slice(0, hosts) : undefined,
+  }));
   try {
     await services.start(log);
     const rssMbIdle = services.rss();
     log(`services up; idle RSS ${JSON.stringify(rssMbIdle)}`);
     const run = { rawBinary, kubeconfig, services, clock, runId, log };
     const sizes: SizeResult[] = [];
-    for (const n of options.sizes) {
-      sizes.push(await measureSize(run, n, n <= REPEATED_UP_TO ? options.repeats : 1));
+    for (const profile of profiles) {
+      const repeats = profile.n <= REPEATED_UP_TO ? options.repeats : 1;
+      sizes.push(await measureSize(run, profile, repeats));
     }
     log(`termination lag: ${options.lagPods} pods ending at once`);
     const lag = options.lagPods > 0 ? await lagBurst(lab, clock, options.lagPods) : undefined;
@@ -120,10 +133,11 @@ async function main(): Promise<void> {
     // A run that failed half-way leaves sessions whose pods the watcher must still release.
     const repeats = Array.from({ length: options.repeats }, (_, r) => r);
     await releaseSessions(lab, [
-      ...options.sizes.flatMap((n) => repeats.map((r) => sizeSession(runId, n, r))),
+      ...profiles.flatMap((profile) => repeats.map((r) => sizeSession(runId, profile, r))),
       ...burstSessions(runId, options.burst?.sessions ?? 0),
     ]);
     await services.stop();
+    await dune?.delete();
     await clock.stop();
     await lab.close();
   }

@@ -32,7 +32,14 @@ export async function buildRawLimit(progress: (message: string) => void): Promis
 /** Runs the raw client-go limit for `pods` pods in a namespace of its own (deleted afterwards). */
 export async function runRawLimit(
   binary: string,
-  options: { pods: number; namespace: string; kubeconfig: string; workers?: number },
+  options: {
+    pods: number;
+    namespace: string;
+    kubeconfig: string;
+    workers?: number;
+    /** Nodes to bind the pods to, round robin; default the stack's three kwok nodes. */
+    nodes?: readonly string[];
+  },
 ): Promise<RawLimit> {
   const { stdout } = await promisify(execFile)(
     binary,
@@ -41,6 +48,7 @@ export async function runRawLimit(
       `-namespace=${options.namespace}`,
       `-pods=${options.pods}`,
       `-workers=${options.workers ?? 64}`,
+      ...(options.nodes ? [`-nodes=${options.nodes.join(',')}`] : []),
     ],
     { maxBuffer: 1 << 20 },
   );

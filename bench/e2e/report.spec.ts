@@ -164,6 +164,11 @@ describe('the e2e report', () => {
     expect(lines[3]).toContain('| 1.50× ');
   });
 
+  it('names a DUNE-shaped session by its processes and hosts', () => {
+    const dune = { ...size(200, 400, 440, 1800), hosts: 110 };
+    expect(bootTable([dune]).split('\n')[2]).toMatch(/^\| 200@110 +\|/);
+  });
+
   it('what the CLI adds is its wall time less the completion time', () => {
     expect(cliOverheadMs(results.sizes[1].boot)).toBe(500);
   });

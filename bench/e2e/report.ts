@@ -16,6 +16,11 @@ const ms = (value: number): string => Math.round(value).toLocaleString('en-US');
 const ratio = (value: number): string => `${value.toFixed(2)}×`;
 const met = (ok: boolean): string => (ok ? 'met' : 'missed');
 
+/** "200@110" for a DUNE-shaped session over 110 hosts, "200" for N flat applications. */
+export function sizeLabel(s: Pick<SizeResult, 'n' | 'hosts'>): string {
+  return s.hosts ? `${s.n}@${s.hosts}` : String(s.n);
+}
+
 /** kpm's boot against the raw limit: accepted → completion over the raw create time. */
 export function bootRatio(size: Pick<SizeResult, 'raw' | 'boot'>): number {
   return size.boot.acceptedToCompletionMs / size.raw.createdMs;
@@ -50,7 +55,7 @@ export function bootTable(sizes: readonly SizeResult[]): string {
       'CLI − completion ms',
     ],
     sizes.map((s) => [
-      String(s.n),
+      sizeLabel(s),
       ms(s.raw.createdMs),
       ms(s.raw.runningMs),
       `${ms(s.boot.acceptedToCompletionMs)} (${s.boot.status})`,
@@ -132,7 +137,7 @@ function commandRows(
         ['boot', s.boot],
         ['terminate', s.terminate],
       ] as const
-    ).map(([command, timing]) => [`${command} ${s.n}`, ...cells(timing, s.n)]),
+    ).map(([command, timing]) => [`${command} ${sizeLabel(s)}`, ...cells(timing, s.n)]),
   );
 }
 
@@ -180,7 +185,7 @@ export function terminateTable(sizes: readonly SizeResult[]): string {
       '`kpm terminate --wait` ms',
     ],
     sizes.map((s) => [
-      String(s.n),
+      sizeLabel(s),
       ms(s.raw.deletedMs),
       ms(s.raw.goneMs),
       `${ms(s.terminate.acceptedToCompletionMs)} (${s.terminate.status})`,
@@ -269,7 +274,7 @@ export function burstTable(burst: BurstResult): string {
 
 export function memoryTable(results: E2eResults): string {
   const services = Object.keys(results.rssMbIdle);
-  const after = results.sizes.map((s) => `after boot of ${s.n} MB`);
+  const after = results.sizes.map((s) => `after boot of ${sizeLabel(s)} MB`);
   return table(
     ['service', 'idle MB', ...after, 'peak MB'],
     services.map((service) => [
@@ -285,17 +290,17 @@ export function memoryTable(results: E2eResults): string {
 export function goalsTable(results: E2eResults): string {
   const rows = results.sizes.flatMap((s) => [
     [
-      `accepted → completion ≤ ${bootRatioGoal(s.n)}× raw create, N=${s.n}`,
+      `accepted → completion ≤ ${bootRatioGoal(s.n)}× raw create, N=${sizeLabel(s)}`,
       ratio(bootRatio(s)),
       met(bootRatio(s) <= bootRatioGoal(s.n)),
     ],
     [
-      `terminate ≤ ${GOALS.terminateOverRawGone}× raw deletes-and-wait, N=${s.n}`,
+      `terminate ≤ ${GOALS.terminateOverRawGone}× raw deletes-and-wait, N=${sizeLabel(s)}`,
       ratio(terminateRatio(s)),
       met(terminateRatio(s) <= GOALS.terminateOverRawGone),
     ],
     [
-      `\`kpm boot --wait\` ≤ completion + ${ms(cliGoalMs(s.n))} ms, N=${s.n}`,
+      `\`kpm boot --wait\` ≤ completion + ${ms(cliGoalMs(s.n))} ms, N=${sizeLabel(s)}`,
       `+${ms(cliOverheadMs(s.boot))} ms`,
       met(cliOverheadMs(s.boot) <= cliGoalMs(s.n)),
     ],

@@ -45,6 +45,8 @@ export interface SizeRun {
 
 export interface SizeResult extends SizeRun {
   n: number;
+  /** A DUNE-shaped session over this many simulated hosts (dune-session.ts); else flat. */
+  hosts?: number;
   /**
    * Every repeat of N, in order; the fields above are those of the repeat whose boot ratio is
    * the median (a measured run, not a mix of runs).

@@ -1,4 +1,5 @@
 import { ProcessEventType } from '@kpm/contracts';
+import { duneProcesses, midSessionReadout } from './dune-session';
 import type { FactClock } from './fact-clock';
 import { benchProcesses, runCli, sessionFile } from './kpm-cli';
 import type { KpmServices } from './kpm-services';
@@ -23,9 +24,23 @@ export interface SizeRun {
 /** How long a command may take before the bench gives up on it. */
 const COMMAND_TIMEOUT_SECONDS = 900;
 
-/** The session of the `repeat`th measurement of N (namespaces are named after it too). */
-export function sizeSession(runId: string, n: number, repeat: number): string {
-  return repeat === 0 ? `${runId}-n${n}` : `${runId}-n${n}-r${repeat}`;
+/** What is measured: N flat applications, or a DUNE-shaped session of N over these hosts. */
+export interface SizeProfile {
+  n: number;
+  hosts?: readonly string[];
+}
+
+/** The session of the `repeat`th measurement of a profile (namespaces are named after it too). */
+export function sizeSession(runId: string, profile: SizeProfile, repeat: number): string {
+  const name = profile.hosts
+    ? `${runId}-n${profile.n}h${profile.hosts.length}`
+    : `${runId}-n${profile.n}`;
+  return repeat === 0 ? name : `${name}-r${repeat}`;
+}
+
+/** "200@110" for a DUNE-shaped profile, "200" for a flat one. */
+export function profileLabel(profile: SizeProfile): string {
+  return profile.hosts ? `${profile.n}@${profile.hosts.length}` : String(profile.n);
 }
 
 /** Runs `kpm <args>` and times it by its records, with the CPU the services spent meanwhile. */
@@ -64,16 +79,18 @@ export function midSessionProcess(n: number): string {
 async function measureRestart(
   run: SizeRun,
   session: string,
-  n: number,
+  profile: SizeProfile,
   timeout: string[],
 ): Promise<RestartMeasurement> {
-  const process = midSessionProcess(n);
+  const { n } = profile;
+  const process = profile.hosts ? midSessionReadout(n) : midSessionProcess(n);
   const raw = await runRawLimit(run.rawBinary, {
     pods: 1,
     namespace: `${session}-raw1`,
     kubeconfig: run.kubeconfig,
+    nodes: profile.hosts?.slice(0, 1),
   });
-  run.log(`N=${n}: kpm restart --wait of ${process}`);
+  run.log(`N=${profileLabel(profile)}: kpm restart --wait of ${process}`);
   const args = ['restart', '--session', session, '--name', `^${process}$`, '--wait', ...timeout];
   const kpm = await timed(run, session, ProcessEventType.killAccepted, args);
   run.log(`  ${JSON.stringify({ ...kpm, moments: undefined })}`);
@@ -83,27 +100,31 @@ async function measureRestart(
 /** The raw limit, then kpm's boot, a restart and terminate of the same N through the CLI. */
 async function measureOnce(
   run: SizeRun,
-  n: number,
+  profile: SizeProfile,
   repeat: number,
 ): Promise<SizeMeasurement & { rssMbAfterBoot: Record<string, number> }> {
-  const session = sizeSession(run.runId, n, repeat);
-  run.log(`N=${n}${repeat ? ` (repeat ${repeat + 1})` : ''}: raw client-go limit`);
+  const { n, hosts } = profile;
+  const label = profileLabel(profile);
+  const session = sizeSession(run.runId, profile, repeat);
+  run.log(`N=${label}${repeat ? ` (repeat ${repeat + 1})` : ''}: raw client-go limit`);
   const raw = await runRawLimit(run.rawBinary, {
     pods: n,
     namespace: `${session}-raw`,
     kubeconfig: run.kubeconfig,
+    nodes: hosts,
   });
   run.log(`  ${JSON.stringify(raw)}`);
   const timeout = ['--timeout', String(COMMAND_TIMEOUT_SECONDS)];
-  run.log(`N=${n}: kpm boot --wait`);
-  const bootArgs = ['boot', '-f', sessionFile(session, n), '--wait', ...timeout];
+  run.log(`N=${label}: kpm boot --wait`);
+  const file = sessionFile(session, n, hosts ? duneProcesses(n, hosts) : undefined);
+  const bootArgs = ['boot', '-f', file, '--wait', ...timeout];
   const boot = await timed(run, session, ProcessEventType.bootAccepted, bootArgs);
   const rssMbAfterBoot = run.services.rss();
   run.log(
     `  ${JSON.stringify({ ...boot, moments: undefined })} rss ${JSON.stringify(rssMbAfterBoot)}`,
   );
-  const restart = await measureRestart(run, session, n, timeout);
-  run.log(`N=${n}: kpm terminate --wait`);
+  const restart = await measureRestart(run, session, profile, timeout);
+  run.log(`N=${label}: kpm terminate --wait`);
   const terminateArgs = ['terminate', '--session', session, '--wait', ...timeout];
   const terminate = await timed(run, session, ProcessEventType.killAccepted, terminateArgs);
   run.log(`  ${JSON.stringify({ ...terminate, moments: undefined })}`);
@@ -114,15 +135,26 @@ async function measureOnce(
  * N measured `repeats` times (raw and kpm alternate, so both see the same machine); the result
  * is the repeat whose boot ratio is the median, with every repeat kept beside it.
  */
-export async function measureSize(run: SizeRun, n: number, repeats = 1): Promise<SizeResult> {
+export async function measureSize(
+  run: SizeRun,
+  profile: SizeProfile,
+  repeats = 1,
+): Promise<SizeResult> {
+  const { n } = profile;
   const measured: SizeMeasurement[] = [];
   let rssMbAfterBoot: Record<string, number> = {};
   for (let repeat = 0; repeat < repeats; repeat++) {
-    const { rssMbAfterBoot: rss, ...measurement } = await measureOnce(run, n, repeat);
+    const { rssMbAfterBoot: rss, ...measurement } = await measureOnce(run, profile, repeat);
     measured.push(measurement);
     if (repeat === 0) rssMbAfterBoot = rss;
   }
   const ratio = (m: SizeMeasurement) => m.boot.acceptedToCompletionMs / m.raw.createdMs;
   const median = [...measured].sort((a, b) => ratio(a) - ratio(b))[Math.floor(repeats / 2)];
-  return { n, ...median, repeats: repeats > 1 ? measured : undefined, rssMbAfterBoot };
+  return {
+    n,
+    hosts: profile.hosts?.length,
+    ...median,
+    repeats: repeats > 1 ? measured : undefined,
+    rssMbAfterBoot,
+  };
 }
