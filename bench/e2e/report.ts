@@ -83,17 +83,17 @@ export function restartTable(sizes: readonly SizeResult[]): string {
       '`kpm restart --wait` ms',
       'CLI − completion ms',
     ],
-    sizes.flatMap(({ n, restart }) =>
-      restart
+    sizes.flatMap((size) =>
+      size.restart
         ? [
             [
-              String(n),
-              restart.process,
-              ms(rawRestartMs(restart)),
-              `${ms(restart.kpm.acceptedToCompletionMs)} (${restart.kpm.status})`,
-              ratio(restart.kpm.acceptedToCompletionMs / rawRestartMs(restart)),
-              ms(restart.kpm.cliMs),
-              ms(cliOverheadMs(restart.kpm)),
+              sizeLabel(size),
+              size.restart.process,
+              ms(rawRestartMs(size.restart)),
+              `${ms(size.restart.kpm.acceptedToCompletionMs)} (${size.restart.kpm.status})`,
+              ratio(size.restart.kpm.acceptedToCompletionMs / rawRestartMs(size.restart)),
+              ms(size.restart.kpm.cliMs),
+              ms(cliOverheadMs(size.restart.kpm)),
             ],
           ]
         : [],
