@@ -145,8 +145,9 @@ export interface KubeRequest {
 
 export interface KubeHttpOptions {
   /**
-   * Calls as streams of one HTTP/2 connection, as client-go makes them (default: KPM_KUBE_HTTP2=1);
-   * else one kept-alive HTTP/1.1 connection per call in flight. Watches stay on HTTP/1.1.
+   * Calls as streams of one HTTP/2 connection, as client-go makes them; else (the services') one
+   * kept-alive HTTP/1.1 connection per call in flight. Watches stay on HTTP/1.1. Measured no
+   * faster against a local API server (bench/README.md "The Kubernetes client"), so not a setting.
    */
   http2?: boolean;
 }
@@ -168,9 +169,7 @@ export class KubeHttp {
 
   /** From the kubeconfig at `path`, else the environment's (see kube-connection.ts). */
   static load(path: string | undefined, timeoutMs: number): KubeHttp {
-    return new KubeHttp(loadKubeConnection(path), timeoutMs, {
-      http2: process.env.KPM_KUBE_HTTP2 === '1',
-    });
+    return new KubeHttp(loadKubeConnection(path), timeoutMs);
   }
 
   /** Closes the HTTP/2 connection, if one is open (kept-alive HTTP/1.1 sockets close when idle). */

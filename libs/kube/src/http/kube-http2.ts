@@ -1,8 +1,8 @@
 /**
  * The API server over one HTTP/2 connection, as client-go speaks to it: every call a stream of
  * the same TLS session instead of one kept-alive HTTP/1.1 connection per call in flight.
- * `KubeHttp` uses it when asked (`http2: true`, KPM_KUBE_HTTP2=1); bench/kube-http measures
- * the two side by side against client-go.
+ * `KubeHttp` uses it when asked (`http2: true`); bench/kube-http measures the two side by side
+ * against client-go.
  */
 import http2, {
   type ClientHttp2Session,
