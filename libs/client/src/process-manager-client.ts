@@ -39,7 +39,7 @@ export interface CommandResult {
 }
 
 /** Plain-object forms of the contract classes, as callers write them. */
-export type Boot = Pick<BootCommand, 'session' | 'user' | 'processes'>;
+export type Boot = Pick<BootCommand, 'session' | 'user' | 'processes' | 'allOrNothing'>;
 /** `user` (the acting user) defaults to the client's. */
 export type Kill = Pick<
   KillCommand,

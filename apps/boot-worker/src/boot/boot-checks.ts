@@ -9,6 +9,7 @@ import type { Cluster } from '../cluster/cluster';
 import type { ProcessPod } from '../cluster/process-pod';
 import type { EndingRule } from '../cluster/pod-state';
 import { validateBoot, type BootPolicy, type ExistingProcess } from './boot-validator';
+import { landingRefusals, namedHosts } from './landing-check';
 import { nodePortRefusals } from './node-port-service';
 import type { NetworkSettings } from './process-network';
 import type { PlannedProcess } from './planned-process';
@@ -33,7 +34,7 @@ export class BootChecks {
    * every session: the state and the watcher key processes by uuid alone.
    */
   async refusals(
-    { session, user }: BootCommand,
+    { session, user, allOrNothing }: BootCommand,
     processes: PlannedProcess[],
     namespace: V1Namespace | undefined,
     { existing, elsewhere }: ClusterProcesses,
@@ -50,7 +51,21 @@ export class BootChecks {
       },
       this.policy,
     );
-    return [...errors, ...(await this.nodePortRefusals(session, processes))];
+    const ports = await this.nodePortRefusals(session, processes);
+    const landing = allOrNothing ? await this.landingRefusals(processes) : [];
+    return [...errors, ...ports, ...landing];
+  }
+
+  /** An all-or-nothing boot: every process can land before anything is created (landing-check.ts). */
+  private async landingRefusals(processes: PlannedProcess[]): Promise<FieldError[]> {
+    const { nodes } = this.cluster;
+    const hosts = namedHosts(processes);
+    const verdicts = new Map(
+      (await Promise.all(hosts.map((h) => nodes.check(h)))).map((v) => [v.name, v]),
+    );
+    const anyUsableNode = (await nodes.choose('all-or-nothing')) !== undefined;
+    const summary = anyUsableNode ? '' : await nodes.summary();
+    return landingRefusals(processes, { verdicts, anyUsableNode, summary });
   }
 
   /**

@@ -200,6 +200,33 @@ describe('BootHandler: refusals and failures', () => {
     ]);
   });
 
+  it('all or nothing: refuses the whole boot when one process cannot land, creating nothing', async () => {
+    const f = fixture({ nodes: { 'host-1': 'ready', 'host-2': 'cordoned' } });
+    const on = (host: string) => ({ restriction: { allowedHosts: [host] } });
+    const processes = [spec('ru-01', '0.1.1', on('host-1')), spec('ru-02', '0.1.2', on('host-2'))];
+    const refused = await run(f, { ...boot(processes), allOrNothing: true });
+    expect(refused).toEqual([
+      {
+        path: 'allOrNothing',
+        message: 'the boot is all-or-nothing and 1 of 2 processes cannot land: nothing was created',
+      },
+      {
+        path: 'processes[1]',
+        message: '"ru-02" cannot land: no allowed host is Ready and schedulable: host-2 (cordoned)',
+      },
+    ]);
+    expect(f.facts).toEqual([]);
+    expect(f.cluster.timeline(/create/)).toEqual([]);
+  });
+
+  it('without all or nothing, the process that cannot land fails alone and the others boot', async () => {
+    const f = fixture({ nodes: { 'host-1': 'ready', 'host-2': 'cordoned' } });
+    const on = (host: string) => ({ restriction: { allowedHosts: [host] } });
+    const processes = [spec('ru-01', '0.1.1', on('host-1')), spec('ru-02', '0.1.2', on('host-2'))];
+    expect(await run(f, boot(processes))).toEqual([]);
+    expect(outcomes(f)).toEqual(['ru-01 booted', 'ru-02 NodeNotUsable']);
+  });
+
   it('takes the name of an ended process once the watcher has recorded it', async () => {
     const f = fixture();
     f.cluster.scripts.set('ru-01', { exitsAfterMs: 1_000, exitCode: 3 });

@@ -15,6 +15,7 @@ import { formatProblem, readSessionFile } from '../session-file/session-file';
 interface BootFlags extends WaitFlags, ActingFlags {
   file: string;
   session?: string;
+  allOrNothing?: boolean;
 }
 
 export function registerBootCommand(program: Command): void {
@@ -26,7 +27,11 @@ export function registerBootCommand(program: Command): void {
         '-f, --file <session.yaml>',
         'the session file: session, user, defaults, processes',
       )
-      .option('--session <name>', "boot into this session instead of the file's"),
+      .option('--session <name>', "boot into this session instead of the file's")
+      .option(
+        '--all-or-nothing',
+        'refuse the whole boot, creating nothing, when any process cannot land (the file may say allOrNothing: true)',
+      ),
     "boot as this user instead of the file's (default: the file's, else KPM_USER, else you)",
   );
   addWaitFlags(command, 'give up waiting after this many seconds (default 180)').addHelpText(
@@ -51,6 +56,7 @@ async function boot(flags: BootFlags): Promise<void> {
     session: flags.session,
     user: flags.as,
     defaultUser: invokingUser(),
+    allOrNothing: flags.allOrNothing,
   });
   if (!parsed.ok) {
     const lines = parsed.problems.map((p) => `  ${formatProblem(flags.file, p)}`);

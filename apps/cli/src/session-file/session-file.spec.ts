@@ -26,6 +26,8 @@ const valid = yaml(
   '      sim.kpm.daq/run-ms: 2000', //                  19
 );
 
+const formatLine = (p: SessionFileProblem) => formatProblem('f.yaml', p);
+
 function problems(text: string, overrides = {}): SessionFileProblem[] {
   const result = parseSessionFile(text, overrides);
   if (result.ok) throw new Error('expected problems, the file parsed');
@@ -59,6 +61,21 @@ describe('session file', () => {
     expect(ru.env).toEqual({ DUNEDAQ_PARTITION: 'run-42', PORT: '9090' });
     expect(ru.treeId).toBe('1.10.1');
     expect(ru.annotations).toEqual({ 'sim.kpm.daq/exit-code': '3', 'sim.kpm.daq/run-ms': '2000' });
+  });
+
+  it('asks for an all-or-nothing boot in the file or on the command line', () => {
+    const inFile = parseSessionFile(edit(2, 'user: daq\nallOrNothing: true'));
+    const onLine = parseSessionFile(valid, { allOrNothing: true });
+    const neither = parseSessionFile(valid);
+    if (!inFile.ok || !onLine.ok || !neither.ok) throw new Error('expected the files to parse');
+    expect([inFile.boot.allOrNothing, onLine.boot.allOrNothing]).toEqual([true, true]);
+    expect(neither.boot.allOrNothing).toBeUndefined();
+  });
+
+  it('refuses an allOrNothing that is not true or false, naming its line', () => {
+    expect(problems(edit(2, 'user: daq\nallOrNothing: sometimes')).map(formatLine)).toEqual([
+      'f.yaml:3:15: allOrNothing: must be true or false',
+    ]);
   });
 
   it('gives every process the uid and gid of the defaults; a process may set its own', () => {

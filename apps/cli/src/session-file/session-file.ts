@@ -26,9 +26,11 @@ interface SessionOverrides {
   user?: string;
   /** Used when neither the file nor `user` names one (the invoking user). */
   defaultUser?: string;
+  /** `--all-or-nothing`: the whole boot or nothing, whatever the file says. */
+  allOrNothing?: boolean;
 }
 
-const TOP_LEVEL = ['session', 'user', 'defaults', 'processes'];
+const TOP_LEVEL = ['session', 'user', 'allOrNothing', 'defaults', 'processes'];
 /** What `defaults` may set: everything of a process except its identity. */
 const DEFAULTABLE = [
   'image',
@@ -74,6 +76,9 @@ export function parseSessionFile(
     session: overrides.session ?? file.session,
     user: overrides.user ?? file.user ?? overrides.defaultUser,
     processes: withDefaults(file.processes, file.defaults),
+    ...(overrides.allOrNothing || file.allOrNothing !== undefined
+      ? { allOrNothing: overrides.allOrNothing || file.allOrNothing }
+      : {}),
   };
   if (boot.session === undefined || boot.session === null) {
     const message = 'is required: name the session in the file or with --session';
@@ -135,22 +140,23 @@ function unknownKeys(
 }
 
 /** The fields the contract takes as numbers (`uid`, `gid`); every other value is text. */
-const NUMERIC_FIELDS = new Set(['uid', 'gid']);
+/** Fields whose values keep their YAML type: numbers, and the boot's one switch. */
+const TYPED_FIELDS = new Set(['uid', 'gid', 'allOrNothing']);
 
 /**
- * Numbers and booleans become the text the author wrote (`1.10` stays "1.10"), but for a
- * numeric field's value.
+ * Numbers and booleans become the text the author wrote (`1.10` stays "1.10"), but for a typed
+ * field's value.
  */
 function asWrittenText(document: Document): void {
   visit(document, {
     Scalar(key, node, path) {
       const parent = path[path.length - 1];
-      const numeric =
+      const typed =
         key === 'value' &&
         isPair(parent) &&
         isScalar(parent.key) &&
-        NUMERIC_FIELDS.has(String(parent.key.value));
-      if (numeric) return;
+        TYPED_FIELDS.has(String(parent.key.value));
+      if (typed) return;
       if (typeof node.value === 'number' || typeof node.value === 'boolean') {
         node.value = node.source ?? String(node.value);
       }

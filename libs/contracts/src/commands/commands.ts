@@ -39,6 +39,16 @@ export class BootCommand {
   @Type(() => ProcessSpec)
   processes!: ProcessSpec[];
 
+  /**
+   * All or nothing: before the first pod, every process must be able to land (its allowed hosts
+   * Ready and schedulable, or some node for a process that names none); else the whole boot is
+   * refused, one error per process that cannot, and nothing is created (docs/design.md §6.3).
+   * Default: each process that cannot land fails alone and the others boot, as drunc does.
+   */
+  @IsOptional()
+  @IsBoolean({ message: 'must be true or false' })
+  allOrNothing?: boolean;
+
   /** Names become pod names in one namespace, so a boot may not repeat one. */
   static crossCheck(boot: BootCommand): FieldError[] {
     if (!Array.isArray(boot.processes)) return [];
