@@ -211,7 +211,8 @@ async function report(minutes: SoakMinute[], result: SoakCheck, options: Options
   mkdirSync(options.out, { recursive: true });
   writeFileSync(
     join(options.out, 'soak.json'),
-    `${JSON.stringify({ options, minutes, check: result }, null, 2)}\n`,
+    // Where it was written is no part of the result (and names a path of this machine).
+    `${JSON.stringify({ options: { ...options, out: undefined }, minutes, check: result }, null, 2)}\n`,
   );
   writeFileSync(join(options.out, 'soak.md'), `${text}\n`); // as Prettier writes it
   writeFileSync(join(options.out, 'soak.svg'), await toSvg(soakPlot(minutes)));

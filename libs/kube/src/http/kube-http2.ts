@@ -9,8 +9,28 @@ import http2, {
   type ClientHttp2Stream,
   type OutgoingHttpHeaders,
 } from 'node:http2';
-import type { HttpCallOptions, HttpResult } from './kube-http';
 import type { KubeTls } from './kube-connection';
+
+/** What `http2Call` sends: `httpCall`'s options, less the agent and the CA (the session has them). */
+export interface Http2CallOptions {
+  method?: string;
+  /** Written as JSON. */
+  body?: unknown;
+  /** Of the body: JSON unless a patch names its kind. */
+  contentType?: string;
+  /** Sent as `Bearer <token>`. */
+  token?: string;
+  /** The Authorization header as it is; before `token`. */
+  authorization?: string;
+  /** The deadline of the whole call, the last byte of the answer included. */
+  timeoutMs: number;
+}
+
+/** Any status, and the body as text. */
+export interface Http2Result {
+  status: number;
+  body: string;
+}
 
 /** One session to one origin, opened on first use and again after the server closed it. */
 export class Http2Connection {
@@ -66,8 +86,8 @@ export class Http2Connection {
 export async function http2Call(
   connection: Http2Connection,
   target: URL,
-  options: HttpCallOptions & { timeoutMs: number },
-): Promise<HttpResult> {
+  options: Http2CallOptions,
+): Promise<Http2Result> {
   const method = options.method ?? 'GET';
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   const headers: OutgoingHttpHeaders = {
@@ -81,7 +101,7 @@ export async function http2Call(
   if (authorization) headers.authorization = authorization;
   const signal = AbortSignal.timeout(options.timeoutMs);
   try {
-    return await new Promise<HttpResult>((resolve, reject) => {
+    return await new Promise<Http2Result>((resolve, reject) => {
       const stream = connection.request(headers, signal);
       let status = 0;
       let ended = false;
