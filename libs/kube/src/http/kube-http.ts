@@ -19,7 +19,7 @@ import {
   type DelegatedKubeconfig,
   type KubeConnection,
 } from './kube-connection';
-import { Http2Connection, http2Call } from './kube-http2';
+import { deadlinePassed, Http2Connection, http2Call } from './kube-http2';
 
 /** An API call that the server answered with a status outside 2xx. */
 export class KubeApiError extends Error {
@@ -101,11 +101,7 @@ export async function httpCall(
     return { status: response.statusCode ?? 0, body: await readAll(response) };
   } catch (error) {
     if (!signal.aborted) throw error;
-    const timedOut = new Error(`timeout after ${timeoutMs} ms: ${method} ${target.href}`, {
-      cause: error,
-    });
-    timedOut.name = 'TimeoutError';
-    throw timedOut;
+    throw deadlinePassed(method, target, timeoutMs, error);
   }
 }
 

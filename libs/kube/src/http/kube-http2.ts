@@ -122,10 +122,21 @@ export async function http2Call(
     });
   } catch (error) {
     if (!signal.aborted) throw error;
-    const timedOut = new Error(`timeout after ${options.timeoutMs} ms: ${method} ${target.href}`, {
-      cause: error,
-    });
-    timedOut.name = 'TimeoutError';
-    throw timedOut;
+    throw deadlinePassed(method, target, options.timeoutMs, error);
   }
+}
+
+/**
+ * A call that outlived its deadline, for either transport: a TimeoutError, which kube-errors
+ * calls retryable, naming the call and keeping what the abort raised.
+ */
+export function deadlinePassed(
+  method: string,
+  target: URL,
+  timeoutMs: number,
+  cause: unknown,
+): Error {
+  const timedOut = new Error(`timeout after ${timeoutMs} ms: ${method} ${target.href}`, { cause });
+  timedOut.name = 'TimeoutError';
+  return timedOut;
 }
