@@ -49,6 +49,7 @@ export class BootHandler {
       context.commandId,
       command.processes,
       this.settings.controllerExecutables,
+      command.exitPolicy,
     );
     // Each a round trip to the API server: read side by side.
     const [namespace, found] = await Promise.all([

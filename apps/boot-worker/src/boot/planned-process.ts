@@ -2,6 +2,7 @@ import {
   DRUNC_CONTROLLER_EXECUTABLES,
   processUuid,
   roleOf,
+  type ExitPolicy,
   type ProcessSpec,
   type Role,
 } from '@kpm/contracts';
@@ -18,14 +19,18 @@ export interface PlannedProcess {
 /**
  * Uuids absent from the command derive from (command id, index): a redelivered boot is a no-op.
  * Roles are drunc's: the tree id and whether the process runs one of `controllerExecutables`.
+ * A process without an exit policy takes the boot's (`sessionExitPolicy`), stored with its spec.
  */
 export function planProcesses(
   commandId: string,
   processes: readonly ProcessSpec[],
   controllerExecutables: readonly string[] = DRUNC_CONTROLLER_EXECUTABLES,
+  sessionExitPolicy?: ExitPolicy,
 ): PlannedProcess[] {
   return processes.map((spec, index) => {
     const uuid = spec.uuid ?? processUuid(commandId, index);
-    return { index, uuid, spec: { ...spec, uuid }, role: roleOf(spec, controllerExecutables) };
+    const exitPolicy = spec.exitPolicy ?? sessionExitPolicy;
+    const planned = { ...spec, uuid, ...(exitPolicy ? { exitPolicy } : {}) };
+    return { index, uuid, spec: planned, role: roleOf(spec, controllerExecutables) };
   });
 }

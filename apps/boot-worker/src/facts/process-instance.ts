@@ -41,5 +41,6 @@ export function runningInstance(
     role: process.role,
     // The pod's creation time: the same on every re-emission of this fact.
     bootedAt: new Date(pod.metadata?.creationTimestamp ?? Date.now()).toISOString(),
+    ...(spec.exitPolicy ? { exitPolicy: spec.exitPolicy } : {}),
   };
 }

@@ -7,7 +7,9 @@ import {
   broadcastText,
   commandName,
   eventId,
+  type AutomaticAction,
   type CommandCompleted,
+  type ProcessInstance,
   type ProcessTerminated,
 } from '@kpm/contracts';
 import { sizedCompletion, type CompletionInput } from './completion-record';
@@ -64,6 +66,28 @@ export function terminationBroadcast(t: ProcessTerminated): BroadcastEffect {
       exitCode: t.exitCode,
       reason: t.reason,
     },
+  };
+}
+
+/**
+ * A decision under a process's exit policy (exit-actions.ts), as drunc's TEXT_MESSAGE: one per
+ * step of it (decided, sent, cancelled), the action in `data.automatic`.
+ */
+export function automaticBroadcast(
+  process: ProcessInstance,
+  automatic: AutomaticAction,
+): BroadcastEffect {
+  const { session, name } = process.description.metadata;
+  return {
+    kind: 'broadcast',
+    id: eventId(SERVICE, 'automatic', automatic.podUid, automatic.outcome),
+    broadcastType: 'TEXT_MESSAGE',
+    session,
+    text: boundedText(
+      `Process ${name} (${process.uuid}): ${automatic.message}`,
+      MAX_BROADCAST_TEXT_LENGTH,
+    ),
+    data: { uuid: process.uuid, name, automatic },
   };
 }
 
@@ -132,5 +156,6 @@ function completionFields(input: CompletionInput): Omit<CommandCompleted, 'proce
       : {}),
     completedAt: new Date(input.completedAt).toISOString(),
     durationMs: Math.max(0, input.completedAt - since),
+    ...(input.automatic ? { automatic: input.automatic } : {}),
   };
 }

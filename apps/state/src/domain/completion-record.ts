@@ -11,6 +11,7 @@
  */
 import {
   MAX_RECORD_BYTES,
+  type AutomaticAction,
   type CommandCompleted,
   type CommandStatus,
   type ProcessInstance,
@@ -31,6 +32,8 @@ export interface CompletionInput {
   completedAt: number;
   /** A ps page: more processes follow `processes` (docs/design.md §6.6). */
   paging?: { more: boolean };
+  /** A command the state service sent under an exit policy: why (exit-actions.ts). */
+  automatic?: AutomaticAction;
 }
 
 /** What a command's rule decides (its completion but the time it completes). */

@@ -6,8 +6,11 @@
 import type {
   BroadcastType,
   CommandCompleted,
+  CommandType,
   ProcessInstance,
   ProcessTerminated,
+  RestartCommand,
+  TerminateCommand,
 } from '@kpm/contracts';
 
 /** drunc's broadcast on `kpm.broadcast`; `id` derives from what caused it. */
@@ -49,5 +52,23 @@ export interface DeathEffect {
   termination: ProcessTerminated;
 }
 
+/**
+ * A command the state service sends on its own under a process's exit policy (exit-actions.ts):
+ * a `restart` of the process or a `terminate` of its session, on `kpm.commands`, with an id
+ * derived from the end it answers.
+ */
+export interface CommandEffect {
+  kind: 'command';
+  id: string;
+  commandType: typeof CommandType.restart | typeof CommandType.terminate;
+  session: string;
+  data: RestartCommand | TerminateCommand;
+}
+
 export type Effect =
-  BroadcastEffect | CompletionEffect | ProcessEffect | TombstoneEffect | DeathEffect;
+  | BroadcastEffect
+  | CompletionEffect
+  | ProcessEffect
+  | TombstoneEffect
+  | DeathEffect
+  | CommandEffect;

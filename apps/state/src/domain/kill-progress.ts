@@ -9,6 +9,7 @@ import { startBroadcast, terminationBroadcast } from './broadcasts';
 import { killTimedOut } from './completion/kill';
 import { restartTimedOut } from './completion/restart';
 import { deathOf } from './deaths';
+import { cancelPendingRestarts, exitActions } from './exit-actions';
 import type { Effect } from './effects';
 import { KillAggregate, rebootOf } from './kill-aggregate';
 import type { ShardMemory } from './shard-memory';
@@ -35,6 +36,8 @@ export function acceptKill(
   const detail = `${targets.length} processes in ${stages.length} stages`;
   return [
     ...memory.publish(() => [startBroadcast(commandId, kill.commandType, session, detail)]),
+    // A user's kill, terminate or restart wins over a restart its targets wait for.
+    ...memory.publish(() => cancelPendingRestarts(memory, stages.flat(), commandId)),
     ...memory.settleKill(kill),
   ];
 }
@@ -48,14 +51,15 @@ export function processTerminated(
   const { fresh, changed } = memory.book.terminated(termination, memory.live);
   if (!fresh) return []; // the same pod's end, re-published
   const out: Effect[] = memory.publish(() => [terminationBroadcast(termination)]);
-  if (changed) out.push({ kind: 'process', instance: changed });
-  let asked = false;
-  for (const kill of [...memory.kills.values()]) {
-    if (!kill.offer(termination, time)) continue;
-    asked = true;
-    out.push(...memory.settleKill(kill));
+  const aimed = [...memory.kills.values()].filter((kill) => kill.offer(termination, time));
+  if (aimed.length === 0 && termination.deletionRequestedAt === undefined && changed) {
+    // Nobody asked for this end: the process's exit policy decides (exit-actions.ts).
+    const { row, effects } = exitActions(memory, termination, changed);
+    return [...out, { kind: 'process', instance: row }, ...effects];
   }
-  out.push(...memory.publish(() => deathOf(termination, asked)));
+  if (changed) out.push({ kind: 'process', instance: changed });
+  for (const kill of aimed) out.push(...memory.settleKill(kill));
+  out.push(...memory.publish(() => deathOf(termination, aimed.length > 0)));
   return out;
 }
 

@@ -9,6 +9,7 @@
 import {
   NO_EXIT_CODE,
   processQueryMatcher,
+  type AutomaticRecord,
   type ProcessInstance,
   type ProcessQuery,
   type ProcessTerminated,
@@ -56,6 +57,8 @@ export class ProcessTable {
   booted(instance: ProcessInstance, ended?: ProcessTerminated): ProcessInstance | undefined {
     const current = this.instances.get(instance.uuid);
     let next = current?.podUid === instance.podUid ? mergeBooted(instance, current) : instance;
+    // The automatic history belongs to the uuid: a restart's new pod carries it on.
+    if (current?.automatic && !next.automatic) next = { ...next, automatic: current.automatic };
     if (ended && ended.podUid === instance.podUid && next.statusCode !== 'DEAD') {
       next = deadInstance(next, ended);
     }
@@ -77,6 +80,15 @@ export class ProcessTable {
   select(query: ProcessQuery): ProcessInstance[] {
     const matches = instanceMatcher(query);
     return this.all().filter(matches).sort(byName);
+  }
+
+  /** The row of `uuid` with `automatic` as its automatic history (exit-actions.ts); undefined: no row. */
+  withAutomatic(uuid: string, automatic: AutomaticRecord): ProcessInstance | undefined {
+    const current = this.instances.get(uuid);
+    if (!current) return undefined;
+    const next = { ...current, automatic };
+    this.instances.set(uuid, next);
+    return next;
   }
 
   /** Forgets the DEAD processes `query` selects (drunc's flush) and returns them. */

@@ -11,6 +11,7 @@ import { bootCompletion } from './completion/boot';
 import { killCompletion } from './completion/kill';
 import { restartCompletion } from './completion/restart';
 import type { Effect } from './effects';
+import { automaticOf } from './exit-decision';
 import type { KillAggregate } from './kill-aggregate';
 import { ProcessBook } from './process-book';
 import { RecentIds } from './recent-ids';
@@ -27,6 +28,11 @@ export class ShardMemory {
   readonly completed: RecentIds;
   readonly boots = new Map<string, BootAggregate>();
   readonly kills = new Map<string, KillAggregate>();
+  /**
+   * Automatic restarts waiting for their backoff, by uuid: when each is due. Their rows say
+   * so too (exit-actions.ts), and a restore re-arms them from there.
+   */
+  readonly pendingRestarts = new Map<string, number>();
   /** False while restoring: facts rebuild aggregates but publish nothing but due completions. */
   live = true;
   /** Boot facts whose command has not been accepted here yet. */
@@ -63,8 +69,13 @@ export class ShardMemory {
 
   complete(input: CompletionReport): Effect[] {
     this.answered(input.commandId);
+    const automatic = automaticOf(input.commandId, input.processes);
     // Completions are published in a replay too: if the replay finds one due, it was never written.
-    return completionEffects({ ...input, completedAt: this.now() });
+    return completionEffects({
+      ...input,
+      completedAt: this.now(),
+      ...(automatic ? { automatic } : {}),
+    });
   }
 
   /**

@@ -23,6 +23,7 @@ import {
 import { acceptBoot, bootFact, processBooted } from './boot-progress';
 import { receivedBroadcast } from './broadcasts';
 import type { Effect } from './effects';
+import { issueDueRestarts, nextRestartDue, rearmPendingRestarts } from './exit-actions';
 import { acceptKill, expireKills, nextKillDeadline, processTerminated } from './kill-progress';
 import { describeOpen, type OpenCommand } from './open-commands';
 import type { ProcessTable } from './process-table';
@@ -77,6 +78,7 @@ export class StateShard {
   /** Live again; returns the completions whose deadline passed while nobody owned the shard. */
   endRestore(): Effect[] {
     this.memory.endRestore();
+    rearmPendingRestarts(this.memory);
     return this.expire();
   }
 
@@ -105,9 +107,11 @@ export class StateShard {
     };
   }
 
-  /** The earliest kill deadline, for the timer that calls `expire`. */
+  /** The earliest kill deadline or automatic restart due, for the timer that calls `expire`. */
   nextDeadline(): number | undefined {
-    return nextKillDeadline(this.memory);
+    const times = [nextKillDeadline(this.memory), nextRestartDue(this.memory)];
+    const due = times.filter((t) => t !== undefined);
+    return due.length > 0 ? Math.min(...due) : undefined;
   }
 
   // ---- facts ----------------------------------------------------------------------------
@@ -156,9 +160,12 @@ export class StateShard {
     return commandAbandoned(this.memory, abandoned, session, time);
   }
 
-  /** Kills whose `timeoutSeconds` passed complete as timed_out with what is still pending. */
+  /**
+   * Kills whose `timeoutSeconds` passed complete as timed_out with what is still pending;
+   * automatic restarts whose backoff passed are sent (exit-actions.ts).
+   */
   expire(): Effect[] {
-    return expireKills(this.memory);
+    return [...expireKills(this.memory), ...issueDueRestarts(this.memory)];
   }
 
   private received(

@@ -10,6 +10,7 @@ import type { CompletionReport } from './completion-record';
 import { flushCompletion, flushQuery, flushRefusal } from './completion/flush';
 import { psCompletion } from './completion/ps';
 import type { Effect } from './effects';
+import { cancelPendingRestarts } from './exit-actions';
 import type { ShardMemory } from './shard-memory';
 
 /** Answers ps across the table(s) this replica knows; a lone shard answers from its own. */
@@ -54,10 +55,18 @@ export function flushDead(
   if (memory.completed.has(commandId) || !memory.live) return received;
   const refusal = flushRefusal(flush, memory.book.table, operators);
   if (refusal) return [...received, ...memory.complete(refusal)];
+  const dead = memory.book.table.select(flushQuery(flush)).filter((p) => p.statusCode === 'DEAD');
+  // A flushed process is not restarted: the user's flush wins over its scheduled restart.
+  const cancelled = cancelPendingRestarts(
+    memory,
+    dead.map((p) => p.uuid),
+    commandId,
+  );
   const flushed = memory.book.flush(flushQuery(flush));
   const tombstones = flushed.map((p): Effect => ({ kind: 'tombstone', uuid: p.uuid, session }));
   const report = flushCompletion(flush, flushed);
-  return [...received, ...succeed(memory, report, 'forgetting DEAD processes', tombstones)];
+  const effects = [...cancelled, ...tombstones];
+  return [...received, ...succeed(memory, report, 'forgetting DEAD processes', effects)];
 }
 
 /** Started, then `effects`, then the command's (succeeded) completion. */

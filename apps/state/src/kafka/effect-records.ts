@@ -55,6 +55,19 @@ export class EffectRecords {
         return [this.shardRow(partition, processTombstone(effect.uuid))];
       case 'death':
         return []; // DUNE's feeds only (src/feeds/feed-records.ts)
+      case 'command': {
+        // An automatic restart or terminate (exit-actions.ts): on the session's partition number,
+        // where the boot-worker takes it as any command and this shard sees it come back.
+        const { id, commandType, session, data } = effect;
+        const event = buildEvent({
+          id,
+          type: commandType,
+          source: this.source,
+          subject: session,
+          data,
+        });
+        return [{ topic: this.topic('commands'), partition, ...encodeEvent(event) }];
+      }
     }
   }
 
@@ -71,8 +84,15 @@ export class EffectRecords {
 
   private processRow(partition: number, instance: ProcessInstance): TransactionalRecord {
     const event = buildEvent({
-      // One id per state of one pod: a re-write after a crash is recognisable.
-      id: eventId('process-instance', instance.uuid, instance.podUid, instance.statusCode),
+      // One id per state of one pod (and step of its automatic action): a re-write after a
+      // crash is recognisable.
+      id: eventId(
+        'process-instance',
+        instance.uuid,
+        instance.podUid,
+        instance.statusCode,
+        ...automaticStep(instance),
+      ),
       type: ProcessTableType.processInstance,
       source: this.source,
       subject: instance.description.metadata.session,
@@ -93,7 +113,13 @@ export class EffectRecords {
     };
   }
 
-  private topic(id: 'completions' | 'broadcast' | 'processes'): string {
+  private topic(id: 'completions' | 'broadcast' | 'processes' | 'commands'): string {
     return topicName(id, this.topicPrefix);
   }
+}
+
+/** The automatic action a row's state includes, as id parts (none without one). */
+function automaticStep(instance: ProcessInstance): string[] {
+  const last = instance.automatic?.last;
+  return last ? [last.podUid, last.outcome] : [];
 }

@@ -1,6 +1,6 @@
 /** Prometheus metrics of the state service, on the service kit's registry. */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { typeLabel } from '@kpm/contracts';
+import { typeLabel, type ProcessInstance } from '@kpm/contracts';
 import type { TransactionTiming } from '@kpm/kafka';
 import type { Effect } from '../domain/effects';
 import type { StateShard } from '../domain/state-shard';
@@ -8,6 +8,7 @@ import type { StateShard } from '../domain/state-shard';
 export class StateMetrics {
   readonly completions: Counter<'status' | 'command'>;
   readonly terminations: Counter;
+  readonly automatic: Counter<'action' | 'outcome'>;
   readonly restoreSeconds: Histogram;
   readonly restoreReplayed: Counter;
   readonly snapshots: Counter;
@@ -24,6 +25,12 @@ export class StateMetrics {
     this.terminations = new Counter({
       name: 'kpm_state_terminations_total',
       help: 'Terminations recorded (first sight of each pod end)',
+      registers: [registry],
+    });
+    this.automatic = new Counter({
+      name: 'kpm_state_automatic_actions_total',
+      help: "Steps of exit-policy decisions (docs/design.md §4 'Exit policy'), by the rule's action and the step's outcome",
+      labelNames: ['action', 'outcome'],
       registers: [registry],
     });
     this.restoreSeconds = new Histogram({
@@ -77,7 +84,7 @@ export class StateMetrics {
     this.shards = shards;
   }
 
-  /** Counts the completions and first terminations among effects about to be published. */
+  /** Counts the completions, first terminations and automatic steps among effects about to be published. */
   count(effects: readonly Effect[]): void {
     for (const effect of effects) {
       if (effect.kind === 'completion') {
@@ -91,7 +98,19 @@ export class StateMetrics {
         effect.broadcastType === 'SUBPROCESS_STATUS_UPDATE'
       ) {
         this.terminations.inc();
+      } else if (effect.kind === 'process' && effect.instance.automatic?.last) {
+        const { action, outcome } = effect.instance.automatic.last;
+        if (stepOf(effect.instance)) this.automatic.inc({ action, outcome });
       }
     }
   }
+}
+
+/**
+ * A row whose automatic action just took a step: the step's own row. A row written for another
+ * reason (a restart's new pod carries its history on) is not counted again.
+ */
+function stepOf(instance: ProcessInstance): boolean {
+  const last = instance.automatic!.last!;
+  return last.podUid === instance.podUid;
 }

@@ -18,6 +18,8 @@ import {
 } from 'class-validator';
 import { IsDnsLabel, IsSeconds, IsUserName } from '../validation/rules';
 import type { FieldError } from '../validation/validate';
+import { AutomaticAction } from '../facts/automatic-action';
+import { ExitPolicy } from './exit-policy';
 import { LIMITS } from './limits';
 import { ProcessQuery } from './process-query';
 import { ProcessSpec } from './process-spec';
@@ -48,6 +50,15 @@ export class BootCommand {
   @IsOptional()
   @IsBoolean({ message: 'must be true or false' })
   allOrNothing?: boolean;
+
+  /**
+   * The exit policy of every process of the boot that gives none of its own (exit-policy.ts,
+   * docs/design.md §4 "Exit policy"). Default: none, every end is counted as drunc does.
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ExitPolicy)
+  exitPolicy?: ExitPolicy;
 
   /** Names become pod names in one namespace, so a boot may not repeat one. */
   static crossCheck(boot: BootCommand): FieldError[] {
@@ -144,13 +155,25 @@ export class TerminateCommand {
   @IsOptional()
   @IsBoolean()
   keepNamespace?: boolean;
+
+  /** Sent by the state service for a `FailSession` rule: the end it answers (informative). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AutomaticAction)
+  automatic?: AutomaticAction;
 }
 
 /**
  * Every process the query selects (one or more, as drunc restarts every uuid its query matches):
  * killed in drunc's stages, each booted again with the same uuid and spec in drunc's boot order.
  */
-export class RestartCommand extends ActingQueryCommand {}
+export class RestartCommand extends ActingQueryCommand {
+  /** Sent by the state service for a `Restart` rule: the end it answers (informative). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AutomaticAction)
+  automatic?: AutomaticAction;
+}
 
 /** Forget DEAD processes (state only). */
 export class FlushCommand extends ActingQueryCommand {}

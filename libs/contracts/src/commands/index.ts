@@ -5,3 +5,4 @@ export * from './process-query-match';
 export * from './process-spec';
 export * from './command-ownership';
 export * from './secret-env';
+export * from './exit-policy';

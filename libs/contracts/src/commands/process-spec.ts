@@ -28,6 +28,7 @@ import {
   IsStringMap,
   IsTreeId,
 } from '../validation/rules';
+import { ExitPolicy } from './exit-policy';
 import { LIMITS } from './limits';
 import {
   EnvFromSecret,
@@ -186,4 +187,14 @@ export class ProcessSpec {
   @IsOptional()
   @IsLinuxId()
   gid?: number;
+
+  /**
+   * What kpm does when this process ends on its own (exit-policy.ts); absent: the boot's
+   * `exitPolicy`, else none (every end is counted, as drunc does). Stored with the spec, so a
+   * restart keeps it.
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ExitPolicy)
+  exitPolicy?: ExitPolicy;
 }

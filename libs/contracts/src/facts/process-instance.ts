@@ -14,7 +14,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PROCESS_STATUSES, ROLES, type ProcessStatus, type Role } from '../event-types';
+import { ExitPolicy } from '../commands/exit-policy';
 import { ExecutableAndArguments, ProcessRestriction } from '../commands/process-spec';
+import { AutomaticRecord } from './automatic-action';
 import {
   IsLogFilePath,
   IsSafeAbsolutePath,
@@ -120,4 +122,16 @@ export class ProcessInstance {
   @IsOptional()
   @IsTimestamp()
   terminatedAt?: string;
+
+  /** The process's exit policy, as its spec gives it (the boot's default filled in). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ExitPolicy)
+  exitPolicy?: ExitPolicy;
+
+  /** What the state service decided on its ends under that policy, and how often it restarted it. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AutomaticRecord)
+  automatic?: AutomaticRecord;
 }

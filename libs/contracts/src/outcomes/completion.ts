@@ -15,6 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { COMMAND_STATUSES, type CommandStatus } from '../event-types';
+import { AutomaticAction } from '../facts/automatic-action';
 import { ProcessInstance } from '../facts/process-instance';
 import { IsTimestamp } from '../validation/rules';
 
@@ -83,6 +84,15 @@ export class CommandCompleted {
 
   @IsTimestamp()
   completedAt!: string;
+
+  /**
+   * A command the state service sent on its own under a process's exit policy: why (which end,
+   * which rule, attempt n of m). Absent for every command a user sent.
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AutomaticAction)
+  automatic?: AutomaticAction;
 
   @IsInt()
   @Min(0)
