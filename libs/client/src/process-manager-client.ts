@@ -39,7 +39,10 @@ export interface CommandResult {
 }
 
 /** Plain-object forms of the contract classes, as callers write them. */
-export type Boot = Pick<BootCommand, 'session' | 'user' | 'processes' | 'allOrNothing'>;
+export type Boot = Pick<
+  BootCommand,
+  'session' | 'user' | 'processes' | 'allOrNothing' | 'exitPolicy'
+>;
 /** `user` (the acting user) defaults to the client's. */
 export type Kill = Pick<
   KillCommand,
