@@ -74,6 +74,28 @@ function statusText(status: string, colours: Colours): string {
   return status === 'RUNNING' ? colours.green(status) : colours.dim(status);
 }
 
+/**
+ * Automatic restarts under the exit policy (docs/design.md §4 "Exit policy"), with the one
+ * waiting for its backoff, a spent budget or a cancelled restart said after the count.
+ */
+export function restartsText(p: ProcessInstance, colours: Colours): string {
+  const automatic = p.automatic;
+  if (!automatic) return '-';
+  const { restarts, last } = automatic;
+  switch (last?.outcome) {
+    case 'scheduled':
+      return colours.yellow(
+        `${restarts} (${last.attempt}/${last.of} due ${last.dueAt?.slice(11, 19)})`,
+      );
+    case 'exhausted':
+      return colours.red(`${restarts} (budget spent)`);
+    case 'cancelled':
+      return `${restarts} (cancelled)`;
+    default:
+      return String(restarts);
+  }
+}
+
 function processRows(processes: readonly LiveProcess[], colours: Colours) {
   return [...processes].sort(treeOrder).map((p) => ({
     session: p.description.metadata.session,
@@ -85,6 +107,7 @@ function processRows(processes: readonly LiveProcess[], colours: Colours) {
     live: liveText(p, colours),
     exit: exitText(p.returnCode, colours),
     reason: p.reason ?? '-',
+    restarts: restartsText(p, colours),
     node: p.nodeName ?? p.description.metadata.hostname ?? '-',
     uuid: p.uuid,
   }));
@@ -93,7 +116,8 @@ function processRows(processes: readonly LiveProcess[], colours: Colours) {
 /**
  * The table, or a line saying there is nothing to show. A `pod` column follows `name` when a
  * process's pod is not named as the process (drunc's names such as `dummy_boot_0`: the pod's
- * name derives from it), so `kubectl` can be pointed at it.
+ * name derives from it), so `kubectl` can be pointed at it; a `restarts` column follows `reason`
+ * when a process has an exit policy's history.
  */
 export function formatProcessTable(
   processes: readonly LiveProcess[],
@@ -102,9 +126,11 @@ export function formatProcessTable(
 ): string {
   if (processes.length === 0) return colours.dim('no processes');
   const renamed = processes.some((p) => p.podName !== p.description.metadata.name);
-  const shown =
-    renamed && columns.includes('name') && !columns.includes('pod')
-      ? columns.flatMap((c) => (c === 'name' ? ['name', 'pod'] : [c]))
-      : columns;
+  const restarted = processes.some((p) => p.automatic !== undefined);
+  const shown = columns.flatMap((c) => {
+    if (c === 'name' && renamed && !columns.includes('pod')) return ['name', 'pod'];
+    if (c === 'reason' && restarted && !columns.includes('restarts')) return ['reason', 'restarts'];
+    return [c];
+  });
   return renderTable(processRows(processes, colours), shown, colours);
 }

@@ -1,5 +1,6 @@
 /** Human output: plain text for pipes, colour for terminals, the same facts in both. */
 import pc from 'picocolors';
+import type { AutomaticAction } from '@kpm/contracts';
 import {
   EXAMPLE_EVENTS,
   CompletionType,
@@ -139,6 +140,57 @@ describe('process table', () => {
       ['name', 'status'],
       ['ru-01', 'DEAD'],
     ]);
+  });
+});
+
+describe('ps: automatic restarts under an exit policy', () => {
+  const step = (outcome: AutomaticAction['outcome'], extra: Partial<AutomaticAction> = {}) => ({
+    decidedBy: 'state',
+    decidedAt: '2026-01-01T00:00:00.000Z',
+    uuid: 'u',
+    podUid: 'p',
+    exitCode: 3,
+    reason: 'Error',
+    action: 'Restart' as const,
+    outcome,
+    message: '',
+    ...extra,
+  });
+  let row = 0;
+  const restarted = (restarts: number, last: AutomaticAction) =>
+    process(`ru-0${++row}`, '0.1.1', {
+      automatic: { restarts, recentRestarts: [], last },
+    });
+
+  it('adds a restarts column after reason, saying what waits or what was spent', () => {
+    const rows = [
+      process('root', '0'),
+      restarted(2, step('issued')),
+      restarted(1, step('scheduled', { attempt: 2, of: 3, dueAt: '2026-01-01T00:00:20.000Z' })),
+      restarted(3, step('exhausted')),
+      restarted(0, step('cancelled')),
+    ];
+    const text = formatProcessTable(rows, plain, ['name', 'reason']);
+    const cells = text
+      .split('\n')
+      .filter((l) => /name|ru-|root/.test(l))
+      .map((r) =>
+        r
+          .split('│')
+          .map((c) => c.trim())
+          .filter(Boolean),
+      );
+    expect(cells.map((c) => c.slice(1))).toEqual([
+      ['reason', 'restarts'],
+      ['-', '-'],
+      ['-', '2'],
+      ['-', '1 (2/3 due 00:00:20)'],
+      ['-', '3 (budget spent)'],
+      ['-', '0 (cancelled)'],
+    ]);
+    expect(formatProcessTable([process('root', '0')], plain, ['name', 'reason'])).not.toContain(
+      'restarts',
+    );
   });
 });
 

@@ -78,6 +78,43 @@ describe('session file', () => {
     ]);
   });
 
+  it('takes an exit policy for the session and per process, its numbers as numbers', () => {
+    const policy = [
+      'exitPolicy:',
+      '  rules:',
+      '    - {action: Restart, exitCodes: {operator: In, values: [3]}}',
+      '  maxRestarts: 2',
+      '  backoffSeconds: 5',
+    ].join('\n');
+    const result = parseSessionFile(
+      edit(2, `user: daq\n${policy}`).replace(
+        '    treeId: 0\n',
+        '    treeId: 0\n    exitPolicy: {rules: [{action: FailSession}]}\n',
+      ),
+    );
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    expect(result.boot.exitPolicy).toEqual({
+      rules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [3] } }],
+      maxRestarts: 2,
+      backoffSeconds: 5,
+    });
+    expect(result.boot.processes[0].exitPolicy).toEqual({ rules: [{ action: 'FailSession' }] });
+  });
+
+  it('refuses an exit policy rule that can never match, naming its line and why', () => {
+    const policy = [
+      'exitPolicy:', //                              3
+      '  rules:', //                                 4
+      '    - {action: Count}', //                     5
+      '    - {action: Restart, roles: [application]}', // 6
+      '  maxRestarts: -1', //                         7
+    ].join('\n');
+    expect(problems(edit(2, `user: daq\n${policy}`)).map(formatLine)).toEqual([
+      'f.yaml:7:16: exitPolicy.maxRestarts: must not be negative',
+      'f.yaml:6:7: exitPolicy.rules[1]: can never match: rules[0] before it matches every end',
+    ]);
+  });
+
   it('gives every process the uid and gid of the defaults; a process may set its own', () => {
     const result = parseSessionFile(
       edit(6, '  restriction: {allowedHosts: [kpm-node-1]}\n  uid: 1000\n  gid: 1000').replace(

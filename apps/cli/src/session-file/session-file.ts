@@ -30,7 +30,7 @@ interface SessionOverrides {
   allOrNothing?: boolean;
 }
 
-const TOP_LEVEL = ['session', 'user', 'allOrNothing', 'defaults', 'processes'];
+const TOP_LEVEL = ['session', 'user', 'allOrNothing', 'exitPolicy', 'defaults', 'processes'];
 /** What `defaults` may set: everything of a process except its identity. */
 const DEFAULTABLE = [
   'image',
@@ -47,6 +47,7 @@ const DEFAULTABLE = [
   'resources',
   'uid', // run the session as one user (docs/design.md §6.3)
   'gid',
+  'exitPolicy',
 ];
 /** Fields whose maps merge (the process's entries win) instead of being replaced. */
 const MERGED_MAPS = new Set(['env', 'labels', 'annotations', 'restriction', 'resources']);
@@ -79,6 +80,7 @@ export function parseSessionFile(
     ...(overrides.allOrNothing || file.allOrNothing !== undefined
       ? { allOrNothing: overrides.allOrNothing || file.allOrNothing }
       : {}),
+    ...(file.exitPolicy !== undefined ? { exitPolicy: file.exitPolicy } : {}),
   };
   if (boot.session === undefined || boot.session === null) {
     const message = 'is required: name the session in the file or with --session';
@@ -139,9 +141,10 @@ function unknownKeys(
   });
 }
 
-/** The fields the contract takes as numbers (`uid`, `gid`); every other value is text. */
 /** Fields whose values keep their YAML type: numbers, and the boot's one switch. */
 const TYPED_FIELDS = new Set(['uid', 'gid', 'allOrNothing']);
+/** Fields whose every value inside keeps its YAML type (exit codes, budgets, seconds). */
+const TYPED_TREES = new Set(['exitPolicy']);
 
 /**
  * Numbers and booleans become the text the author wrote (`1.10` stays "1.10"), but for a typed
@@ -156,7 +159,10 @@ function asWrittenText(document: Document): void {
         isPair(parent) &&
         isScalar(parent.key) &&
         TYPED_FIELDS.has(String(parent.key.value));
-      if (typed) return;
+      const inTypedTree = path.some(
+        (node) => isPair(node) && isScalar(node.key) && TYPED_TREES.has(String(node.key.value)),
+      );
+      if (typed || inTypedTree) return;
       if (typeof node.value === 'number' || typeof node.value === 'boolean') {
         node.value = node.source ?? String(node.value);
       }

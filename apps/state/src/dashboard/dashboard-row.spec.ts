@@ -55,6 +55,23 @@ describe('dashboardRow', () => {
     expect(dashboardRow(instance(extra as Partial<ProcessInstance>))).toMatchObject(expected);
   });
 
+  it("carries the automatic restarts and the exit policy's last step, in words", () => {
+    const last = {
+      decidedBy: 'state',
+      decidedAt: '2026-01-01T00:01:00.000Z',
+      uuid: 'u',
+      podUid: 'p',
+      exitCode: 3,
+      reason: 'Error',
+      action: 'Restart',
+      outcome: 'exhausted',
+      message: 'exit 3 (Error) matched rules[0]: restart budget spent (1 of 1 in 600 s), left DEAD',
+    } as const;
+    const row = dashboardRow(instance({ automatic: { restarts: 1, recentRestarts: [], last } }));
+    expect(row).toMatchObject({ restarts: 1, automatic: `exhausted: ${last.message}` });
+    expect(dashboardRow(instance({}))).not.toHaveProperty('restarts');
+  });
+
   it('has no node while the pod is not scheduled', () => {
     expect(dashboardRow(instance({ nodeName: undefined }))).not.toHaveProperty('node');
   });

@@ -19,6 +19,9 @@ export interface DashboardRow {
   pod: string;
   bootedAt: string;
   terminatedAt?: string;
+  /** Automatic restarts under the exit policy, and its last step in words (docs/design.md §4). */
+  restarts?: number;
+  automatic?: string;
 }
 
 export function dashboardRow(p: ProcessInstance): DashboardRow {
@@ -37,5 +40,13 @@ export function dashboardRow(p: ProcessInstance): DashboardRow {
     pod: p.podName,
     bootedAt: p.bootedAt,
     ...(p.terminatedAt !== undefined ? { terminatedAt: p.terminatedAt } : {}),
+    ...(p.automatic
+      ? {
+          restarts: p.automatic.restarts,
+          ...(p.automatic.last
+            ? { automatic: `${p.automatic.last.outcome}: ${p.automatic.last.message}` }
+            : {}),
+        }
+      : {}),
   };
 }

@@ -309,6 +309,96 @@ describe('boot command', () => {
   });
 });
 
+describe('boot command: exit policy', () => {
+  const policy = (exitPolicy: unknown) => boot((d) => (d.exitPolicy = exitPolicy));
+  const restart = { action: 'Restart' };
+
+  it('accepts a policy for the boot and one per process', () => {
+    const rules = [
+      { action: 'Ignore', exitCodes: { operator: 'In', values: [0] } },
+      {
+        action: 'FailSession',
+        exitCodes: { operator: 'In', values: [139] },
+        roles: ['application'],
+      },
+      { action: 'Restart', reasons: ['OOMKilled', 'NodeLost'] },
+      { action: 'Count' },
+    ];
+    expect(policy({ rules, maxRestarts: 3, windowSeconds: 600, backoffSeconds: 10 })).toEqual([]);
+    expect(firstProcess((p) => (p.exitPolicy = { rules: [restart] }))).toEqual([]);
+  });
+
+  it.each([
+    [
+      { rules: [{ action: 'Reboot' }] },
+      'exitPolicy.rules[0].action',
+      'must be one of Ignore, Restart, FailSession, Count',
+    ],
+    [{ rules: [restart], maxRestarts: -1 }, 'exitPolicy.maxRestarts', 'must not be negative'],
+    [
+      { rules: [restart], maxRestarts: 0 },
+      'exitPolicy.maxRestarts',
+      'a Restart rule could never restart',
+    ],
+    [{ rules: [] }, 'exitPolicy.rules', 'at least one rule'],
+    [
+      { rules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [] } }] },
+      'exitPolicy.rules[0].exitCodes.values',
+      'at least one exit code',
+    ],
+    [
+      { rules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [300] } }] },
+      'exitPolicy.rules[0].exitCodes.values',
+      'at most 255',
+    ],
+    [
+      { rules: [{ action: 'Restart', exitCodes: { operator: 'Is', values: [1] } }] },
+      'exitPolicy.rules[0].exitCodes.operator',
+      'must be In or NotIn',
+    ],
+    [
+      { rules: [{ action: 'Restart', roles: ['readout'] }] },
+      'exitPolicy.rules[0].roles',
+      'each role must be one of',
+    ],
+    [
+      { rules: [{ action: 'Restart', reasons: ['out of memory'] }] },
+      'exitPolicy.rules[0].reasons',
+      'a reason word',
+    ],
+    [
+      { rules: [{ action: 'Count' }, restart] },
+      'exitPolicy.rules[1]',
+      'can never match: rules[0] before it matches every end',
+    ],
+    [
+      { rules: [restart], backoffSeconds: 60, maxBackoffSeconds: 10 },
+      'exitPolicy.maxBackoffSeconds',
+      'at least backoffSeconds (60)',
+    ],
+    [{ rules: [restart], windowSeconds: 0 }, 'exitPolicy.windowSeconds', 'at least 1 second'],
+  ])('refuses %j at the field that is wrong', (exitPolicy, path, why) => {
+    expect(policy(exitPolicy)).toEqual(rejects(path, why));
+  });
+
+  it('refuses a NotIn that lists every exit code: it can never match', () => {
+    const values = Array.from({ length: 257 }, (_, i) => i - 1);
+    const rules = [{ action: 'Restart', exitCodes: { operator: 'NotIn', values } }];
+    expect(policy({ rules })).toEqual(
+      rejects(
+        'exitPolicy.rules[0].exitCodes.values',
+        'can never match: NotIn lists every exit code',
+      ),
+    );
+  });
+
+  it("points into a process's own policy", () => {
+    expect(firstProcess((p) => (p.exitPolicy = { rules: [{ action: 'Pause' }] }))).toEqual(
+      rejects('processes[0].exitPolicy.rules[0].action', 'must be one of'),
+    );
+  });
+});
+
 describe('kill command', () => {
   it('accepts an empty query (the handlers decide what it matches)', () => {
     expect(kill((d) => (d.query = {}))).toEqual([]);

@@ -40,6 +40,8 @@ export const MAX_EXIT_CODE = 255;
 export const EXIT_POLICY_LIMITS = {
   maxRules: 32,
   maxValues: 64,
+  /** Every exit code there is (-1 to 255): a longer list repeats one. */
+  maxExitCodes: 257,
   maxRestarts: 100,
   /** One day: a budget over a longer window is no budget. */
   maxWindowSeconds: 86400,
@@ -53,7 +55,7 @@ export class ExitCodeMatch {
 
   @IsArray()
   @ArrayMinSize(1, { message: 'must list at least one exit code' })
-  @ArrayMaxSize(EXIT_POLICY_LIMITS.maxValues)
+  @ArrayMaxSize(EXIT_POLICY_LIMITS.maxExitCodes)
   @IsInt({ each: true, message: 'each exit code must be a whole number' })
   @Min(MIN_EXIT_CODE, { each: true, message: `each exit code must be at least ${MIN_EXIT_CODE}` })
   @Max(MAX_EXIT_CODE, { each: true, message: `each exit code must be at most ${MAX_EXIT_CODE}` })

@@ -45,7 +45,8 @@ export function renderDetails(root, store, uuid, extra) {
   root.innerHTML = `<header><h2>${escapeHtml(row.name)}</h2><span class="t-${row.state}"><i class="swatch fill-${row.state}"></i> ${STATE_LABELS[row.state]}</span><button class="close" aria-label="close the details">×</button></header>
 <dl>${field('uuid', `<span class="mono">${row.uuid}</span>`)}${field('tree id', escapeHtml(row.treeId ?? ''))}${field('role', escapeHtml(row.role))}
 ${field('exit code', exit)}${field('reason', escapeHtml(row.reason ?? ''))}${field('node', escapeHtml(row.node ?? ''))}${field('pod', `<span class="mono">${escapeHtml(row.pod)}</span>`)}
-${field('booted', escapeHtml(row.bootedAt))}${field('ended', escapeHtml(row.terminatedAt ?? ''))}${field('user', escapeHtml(row.user))}</dl>
+${field('booted', escapeHtml(row.bootedAt))}${field('ended', escapeHtml(row.terminatedAt ?? ''))}${field('user', escapeHtml(row.user))}
+${field('restarts', escapeHtml(row.restarts ?? ''))}${field('exit policy', escapeHtml(row.automatic ?? ''))}</dl>
 <h3>Spec</h3>${specHtml(extra.instance)}
 <h3>Latest events about it</h3><ul class="events">${events || '<li class="muted">none seen since the page opened</li>'}</ul>
 <h3>Log</h3><button class="fetch-logs">Fetch the last 100 lines</button><pre class="logs">${escapeHtml(extra.logs ?? '')}</pre>`;
