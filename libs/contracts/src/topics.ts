@@ -57,7 +57,7 @@ export const TOPICS: Readonly<Record<TopicId, TopicDefinition>> = {
     cleanupPolicy: 'delete',
     retentionMs: 7 * DAY_MS,
     description:
-      'Commands from DAQ components and the kpm CLI; the CloudEvent id is the command id.',
+      "Commands from DAQ components and the kpm CLI, and the state service's restarts and terminates under a process's exit policy; the CloudEvent id is the command id.",
   },
   'process-events': {
     id: 'process-events',
