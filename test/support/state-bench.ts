@@ -32,7 +32,9 @@ export class StateBench {
 
   constructor(
     private readonly prefix: string,
-    private readonly read: Array<'completions' | 'broadcast' | 'processes' | 'state-snapshots'>,
+    private readonly read: Array<
+      'completions' | 'broadcast' | 'processes' | 'state-snapshots' | 'commands'
+    >,
   ) {}
 
   async start(): Promise<this> {
