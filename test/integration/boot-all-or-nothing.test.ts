@@ -15,7 +15,9 @@ import { stackEnv } from '../support/stack-env';
 /**
  * An all-or-nothing boot on the real API server and kwok (docs/design.md §4 "All or nothing"): a
  * session of 200 processes over ten hosts, one of them cordoned, is refused whole — one error per
- * process on that host, no namespace, no pod — and boots whole once the host is back.
+ * process on that host, no namespace, no pod — and boots whole once the host is back; a session
+ * asking more of a host than its allocatable less its pods' requests is refused naming the
+ * processes that do not fit.
  */
 jest.setTimeout(240_000);
 
@@ -130,5 +132,53 @@ describe('an all-or-nothing boot', () => {
     const booted = await h.factCount(processBooted, 'aon-booted', PROCESSES);
     expect(booted).toHaveLength(PROCESSES);
     expect(h.facts(commandRejected, 'aon-booted')).toEqual([]);
+  });
+});
+
+describe('an all-or-nothing boot that does not fit', () => {
+  /** A host that offers 4 cores, 2 of them requested by a running process. */
+  it('refuses the session naming each process past what its host has free', async () => {
+    const host = hosts[0];
+    await core.patchNodeStatus(
+      { name: host, body: { status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await eventually(
+      async () => (await core.readNode({ name: host })).status?.allocatable?.cpu === '4',
+      { what: `${host} offering 4 cores`, timeoutMs: 30_000, everyMs: 250 },
+    );
+    const onHost = (name: string, cpu: string) => ({
+      name,
+      executableAndArguments: [{ exec: 'daq_application', args: ['--name', name] }],
+      restriction: { allowedHosts: [host] },
+      resources: { requests: { cpu }, limits: { cpu } },
+    });
+    const first = h.session('fit-first');
+    await h.send('aon-fit-first', CommandType.boot, {
+      session: first,
+      user: 'alice',
+      processes: [onHost('holder', '2')],
+    });
+    await h.fact(processBooted, 'aon-fit-first');
+
+    const session = h.session('fit');
+    await h.send('aon-fit', CommandType.boot, {
+      session,
+      user: 'alice',
+      allOrNothing: true,
+      processes: [onHost('ru-a', '1'), onHost('ru-b', '1500m'), onHost('ru-c', '500m')],
+    });
+    const rejected = await h.fact(commandRejected, 'aon-fit');
+    expect(rejected.data.errors).toEqual([
+      {
+        path: 'allOrNothing',
+        message: 'the boot is all-or-nothing and 1 of 3 processes cannot land: nothing was created',
+      },
+      {
+        path: 'processes[1]',
+        message: `"ru-b" cannot land: it does not fit on ${host}: it requests cpu 1500m where 1 is free (the node's allocatable less what its pods and this boot's earlier processes request)`,
+      },
+    ]);
+    expect(await h.namespaceExists(session)).toBe(false);
   });
 });

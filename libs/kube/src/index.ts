@@ -18,3 +18,4 @@ export * from './http/kube-watch';
 export * from './http/kube-connection';
 export * from './pod-liveness';
 export * from './pod-name';
+export * from './quantity';

@@ -1,4 +1,4 @@
-import type { V1Node, V1NodeList, V1Taint } from '@kubernetes/client-node';
+import type { V1Node, V1NodeList, V1Pod, V1PodList, V1Taint } from '@kubernetes/client-node';
 import { NodeDirectory } from './node-directory';
 
 const node = (name: string, ready: boolean, unschedulable = false, taints?: V1Taint[]): V1Node => ({
@@ -8,17 +8,70 @@ const node = (name: string, ready: boolean, unschedulable = false, taints?: V1Ta
 });
 const reserved: V1Taint = { key: 'real.kpm.daq/node', value: 'true', effect: 'NoSchedule' };
 
-function fakeCore(nodes: V1Node[]) {
+function fakeCore(nodes: V1Node[], pods: V1Pod[] = []) {
   const core = {
     calls: 0,
     nodes,
+    selectors: [] as string[],
     listNode: () => {
       core.calls++;
       return Promise.resolve({ items: core.nodes } as V1NodeList);
     },
+    listPodForAllNamespaces: ({ fieldSelector = '' }: { fieldSelector?: string } = {}) => {
+      core.selectors.push(fieldSelector);
+      const host = /spec\.nodeName=([^,]+)/.exec(fieldSelector)?.[1];
+      return Promise.resolve({ items: pods.filter((p) => p.spec?.nodeName === host) } as V1PodList);
+    },
   };
   return core;
 }
+
+const pod = (
+  nodeName: string,
+  requests: Array<Record<string, string>>,
+  init?: Record<string, string>,
+): V1Pod => ({
+  spec: {
+    nodeName,
+    containers: requests.map((r, i) => ({ name: `c${i}`, resources: { requests: r } })),
+    ...(init ? { initContainers: [{ name: 'init', resources: { requests: init } }] } : {}),
+  },
+});
+
+describe('NodeDirectory: what a node offers and what is taken', () => {
+  it("tells a usable node's allocatable", async () => {
+    const offered = {
+      ...node('a', true),
+      status: { ...node('a', true).status, allocatable: { cpu: '4', 'hugepages-1Gi': '8Gi' } },
+    };
+    const directory = new NodeDirectory(fakeCore([offered]), { expiryMs: 1000 });
+    expect(await directory.check('a')).toEqual({
+      name: 'a',
+      usable: true,
+      allocatable: { cpu: '4', 'hugepages-1Gi': '8Gi' },
+    });
+  });
+
+  it('sums the requests of the pods bound to a host that have not ended, init containers as the scheduler does', async () => {
+    const core = fakeCore(
+      [node('a', true)],
+      [
+        pod('a', [{ cpu: '500m', memory: '1Gi' }, { cpu: '1' }]),
+        pod('a', [{ 'hugepages-1Gi': '2Gi' }], { cpu: '3', memory: '64Mi' }),
+        pod('b', [{ cpu: '8' }]),
+      ],
+    );
+    const directory = new NodeDirectory(core, { expiryMs: 1000 });
+    expect(await directory.requested('a')).toEqual({
+      cpu: 4.5,
+      memory: 2 ** 30 + 64 * 2 ** 20,
+      'hugepages-1Gi': 2 * 2 ** 30,
+    });
+    expect(core.selectors).toEqual([
+      'spec.nodeName=a,status.phase!=Succeeded,status.phase!=Failed',
+    ]);
+  });
+});
 
 describe('NodeDirectory', () => {
   it('judges Ready, cordoned and unknown hosts', async () => {

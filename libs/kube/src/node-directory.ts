@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { V1Node, V1Taint } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
 import type { CoreApi } from './http/kube-core-api';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
+import { parseQuantity } from './quantity';
 
 /** Whether pods may be placed on a node, and why not. */
 export interface NodeVerdict {
@@ -14,6 +15,8 @@ export interface NodeVerdict {
    * lifecycle, which Ready already tells: the node is only for processes that name it.
    */
   taints?: V1Taint[];
+  /** What the node offers pods (`status.allocatable`), as quantities by resource. */
+  allocatable?: Record<string, string>;
 }
 
 export interface NodeDirectoryOptions {
@@ -39,7 +42,7 @@ export class NodeDirectory {
   private readonly now: () => number;
 
   constructor(
-    private readonly core: Pick<CoreApi, 'listNode'>,
+    private readonly core: Pick<CoreApi, 'listNode' | 'listPodForAllNamespaces'>,
     private readonly options: NodeDirectoryOptions,
   ) {
     this.now = options.now ?? Date.now;
@@ -70,6 +73,23 @@ export class NodeDirectory {
     if (nodes.length === 0) return undefined;
     const digest = createHash('sha1').update(key).digest();
     return nodes[digest.readUInt32BE(0) % nodes.length];
+  }
+
+  /**
+   * What the pods bound to `host` and not ended request, summed by resource (quantity.ts): the
+   * scheduler's view of what is taken. Read fresh, not cached: a boot's fit check asks it once.
+   */
+  async requested(host: string): Promise<Record<string, number>> {
+    const fieldSelector = `spec.nodeName=${host},status.phase!=Succeeded,status.phase!=Failed`;
+    const list = await withKubeRetry(
+      () => this.core.listPodForAllNamespaces({ fieldSelector }),
+      this.options.retry,
+    );
+    const total: Record<string, number> = {};
+    for (const pod of list.items)
+      for (const [resource, value] of Object.entries(podRequests(pod)))
+        total[resource] = (total[resource] ?? 0) + value;
+    return total;
   }
 
   /** A human summary for error messages: `kpm-node-1 (usable), kpm-node-2 (cordoned)`. */
@@ -121,5 +141,33 @@ function verdictOf(node: V1Node): NodeVerdict {
   const taints = (node.spec?.taints ?? []).filter(
     (t) => t.effect !== 'PreferNoSchedule' && !LIFECYCLE_TAINTS.has(t.key),
   );
-  return taints.length > 0 ? { name, usable: true, taints } : { name, usable: true };
+  const allocatable = node.status?.allocatable;
+  return {
+    name,
+    usable: true,
+    ...(taints.length > 0 ? { taints } : {}),
+    ...(allocatable ? { allocatable } : {}),
+  };
+}
+
+/**
+ * A pod's requests as the scheduler counts them: its containers' summed, or its largest init
+ * container's where that is more (init containers run one at a time, before the others).
+ */
+export function podRequests(pod: V1Pod): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const c of pod.spec?.containers ?? [])
+    for (const [resource, value] of quantities(c.resources?.requests))
+      sum[resource] = (sum[resource] ?? 0) + value;
+  for (const c of pod.spec?.initContainers ?? [])
+    for (const [resource, value] of quantities(c.resources?.requests))
+      sum[resource] = Math.max(sum[resource] ?? 0, value);
+  return sum;
+}
+
+function quantities(map: Record<string, string> | undefined): Array<[string, number]> {
+  return Object.entries(map ?? {}).flatMap(([resource, text]) => {
+    const value = parseQuantity(text);
+    return value === undefined ? [] : [[resource, value] as [string, number]];
+  });
 }

@@ -524,6 +524,23 @@ const otherCases: ContractCase[] = [
       expect(await cluster.nodes.summary()).toContain(`${env.readyNode} (usable)`);
     },
   },
+  {
+    name: 'nodes: what the pods bound to a node request, summed by resource',
+    run: async (cluster, env) => {
+      const ns = await session(cluster, env, 'requests');
+      // A resource no other pod asks for: other suites' pods on the node do not change its sum.
+      const resource = 'contract.kpm.test/units';
+      const before = (await cluster.nodes.requested(env.readyNode))[resource] ?? 0;
+      const pod = env.behave(kpmPod(cluster, ns, 'asks'), UNTIL_DELETED);
+      pod.spec!.nodeName = env.readyNode;
+      pod.spec!.containers[0].resources = {
+        requests: { [resource]: '3' },
+        limits: { [resource]: '3' },
+      };
+      await cluster.pods.create(pod);
+      expect((await cluster.nodes.requested(env.readyNode))[resource]).toBe(before + 3);
+    },
+  },
 ];
 
 /** Every behaviour, in one table. */

@@ -60,6 +60,8 @@ export interface FakeClusterOptions {
    * carries the NoSchedule taint `dedicated=daq` (for processes that name it).
    */
   nodes?: Record<string, NodeState>;
+  /** What some nodes offer pods (their `status.allocatable`); others say nothing. */
+  allocatable?: Record<string, Record<string, string>>;
   /** The script of pods that have none of their own. */
   defaultScript?: PodScript;
   /** How long after a pod ends kpm's watcher releases its finalizer; undefined: no watcher. */
@@ -111,7 +113,9 @@ export class FakeCluster implements Cluster {
     this.labels = new KpmLabels(options.domain ?? 'drunc.daq');
     this.watcherDelayMs = 'watcherDelayMs' in options ? options.watcherDelayMs : 100;
     const nodes: NonNullable<FakeClusterOptions['nodes']> = options.nodes ?? { 'node-1': 'ready' };
-    this.nodeList = Object.entries(nodes).map(([name, state]) => nodeOf(name, state));
+    this.nodeList = Object.entries(nodes).map(([name, state]) =>
+      nodeOf(name, state, options.allocatable?.[name]),
+    );
     this.namespaces = this.namespacePort();
     this.pods = this.podPort();
     this.services = this.servicePort();
@@ -307,14 +311,26 @@ export class FakeCluster implements Cluster {
 
   /** The real node directory (drunc's verdicts, the spread by uuid) over the fake's node list. */
   private nodePort(): Nodes {
+    const ended = new Set(['Succeeded', 'Failed']);
     const directory = new NodeDirectory(
-      { listNode: () => Promise.resolve({ items: this.nodeList.map(clone) }) },
+      {
+        listNode: () => Promise.resolve({ items: this.nodeList.map(clone) }),
+        // Only the selector NodeDirectory sends: the pods bound to one node that have not ended.
+        listPodForAllNamespaces: ({ fieldSelector = '' } = {}) => {
+          const host = /spec\.nodeName=([^,]+)/.exec(fieldSelector)?.[1];
+          const items = [...this.podStore.values()].filter(
+            (p) => p.spec?.nodeName === host && !ended.has(p.status?.phase ?? ''),
+          );
+          return Promise.resolve({ items: items.map(clone) });
+        },
+      },
       { expiryMs: 0, now: () => this.clock.now() },
     );
     return {
       check: (host) => this.call('nodes.check', () => directory.check(host)),
       choose: (key) => this.call('nodes.choose', () => directory.choose(key)),
       summary: () => directory.summary(),
+      requested: (host) => this.call('nodes.requested', () => directory.requested(host)),
     };
   }
 
@@ -634,13 +650,16 @@ function isRunning(pod: V1Pod): boolean {
   return Boolean(pod.status?.containerStatuses?.some((s) => s.state?.running));
 }
 
-function nodeOf(name: string, state: NodeState): V1Node {
+function nodeOf(name: string, state: NodeState, allocatable?: Record<string, string>): V1Node {
   const taints =
     state === 'tainted' ? [{ key: 'dedicated', value: 'daq', effect: 'NoSchedule' }] : [];
   return {
     metadata: { name },
     spec: { unschedulable: state === 'cordoned', taints },
-    status: { conditions: [{ type: 'Ready', status: state === 'not-ready' ? 'False' : 'True' }] },
+    status: {
+      conditions: [{ type: 'Ready', status: state === 'not-ready' ? 'False' : 'True' }],
+      ...(allocatable ? { allocatable } : {}),
+    },
   };
 }
 

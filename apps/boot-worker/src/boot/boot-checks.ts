@@ -5,12 +5,14 @@
  */
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { BootCommand, FieldError } from '@kpm/contracts';
+import { parseQuantity, type NodeVerdict } from '@kpm/kube';
 import type { Cluster } from '../cluster/cluster';
 import type { ProcessPod } from '../cluster/process-pod';
 import type { EndingRule } from '../cluster/pod-state';
 import { validateBoot, type BootPolicy, type ExistingProcess } from './boot-validator';
 import { landingRefusals, namedHosts } from './landing-check';
 import { nodePortRefusals } from './node-port-service';
+import { readoutProfileOf } from './readout-profile';
 import type { NetworkSettings } from './process-network';
 import type { PlannedProcess } from './planned-process';
 import { namespaceView } from './session-ownership';
@@ -56,7 +58,10 @@ export class BootChecks {
     return [...errors, ...ports, ...landing];
   }
 
-  /** An all-or-nothing boot: every process can land before anything is created (landing-check.ts). */
+  /**
+   * An all-or-nothing boot: every process can land, and fits where it lands, before anything is
+   * created (landing-check.ts).
+   */
   private async landingRefusals(processes: PlannedProcess[]): Promise<FieldError[]> {
     const { nodes } = this.cluster;
     const hosts = namedHosts(processes);
@@ -65,7 +70,42 @@ export class BootChecks {
     );
     const anyUsableNode = (await nodes.choose('all-or-nothing')) !== undefined;
     const summary = anyUsableNode ? '' : await nodes.summary();
-    return landingRefusals(processes, { verdicts, anyUsableNode, summary });
+    const free = await this.freeOn([...verdicts.values()]);
+    const demand = (process: PlannedProcess, host: string) => this.demandOf(process, host);
+    return landingRefusals(processes, { verdicts, anyUsableNode, summary, free, demand });
+  }
+
+  /** Allocatable less requested, of each usable host that tells its allocatable. */
+  private async freeOn(verdicts: NodeVerdict[]): Promise<Map<string, Record<string, number>>> {
+    const known = verdicts.filter((v) => v.usable && v.allocatable);
+    const taken = await Promise.all(known.map((v) => this.cluster.nodes.requested(v.name)));
+    return new Map(
+      known.map((v, i) => {
+        const free: Record<string, number> = {};
+        for (const [resource, text] of Object.entries(v.allocatable!)) {
+          const offered = parseQuantity(text);
+          if (offered !== undefined) free[resource] = offered - (taken[i][resource] ?? 0);
+        }
+        return [v.name, free];
+      }),
+    );
+  }
+
+  /**
+   * What the process's pod requests on `host`: a readout process's profile there (drunc's
+   * host_configs), else its own resources; a limit without a request requests the limit.
+   */
+  private demandOf(process: PlannedProcess, host: string): Record<string, number> {
+    const { spec } = process;
+    const resources =
+      readoutProfileOf(spec, this.policy.pod.readout, host)?.resources ?? spec.resources;
+    const asked = { ...resources?.limits, ...resources?.requests };
+    const demand: Record<string, number> = {};
+    for (const [resource, text] of Object.entries(asked)) {
+      const value = parseQuantity(String(text));
+      if (value !== undefined && value > 0) demand[resource] = value;
+    }
+    return demand;
   }
 
   /**

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { eventually } from '@kpm/common';
 import type { BootCommand, FieldError } from '@kpm/contracts';
 import {
@@ -10,6 +13,13 @@ import {
   type Fixture,
 } from '../__fixtures__/boot-worker-fixture';
 import type { PodScript } from '../__fixtures__/fake-cluster';
+
+/** A kpm configuration file holding `config` (JSON is YAML), for settings with no variable. */
+function configFile(config: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'kpm-boot-handler-')), 'kpm.yaml');
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
 
 const boot = (processes = TREE): BootCommand => ({ session: SESSION, user: USER, processes });
 
@@ -217,6 +227,51 @@ describe('BootHandler: refusals and failures', () => {
     ]);
     expect(f.facts).toEqual([]);
     expect(f.cluster.timeline(/create/)).toEqual([]);
+  });
+
+  it('all or nothing: refuses readout processes past the hugepages their host_config asks on a host', async () => {
+    const readout = { limits: { cpu: '4', memory: '8Gi', 'hugepages-1Gi': '2Gi' } };
+    const f = fixture({
+      nodes: { 'host-1': 'ready', 'host-2': 'ready' },
+      allocatable: {
+        'host-1': { cpu: '32', memory: '128Gi', 'hugepages-1Gi': '4Gi' },
+        'host-2': { cpu: '32', memory: '128Gi', 'hugepages-1Gi': '16Gi' },
+      },
+      env: {
+        KPM_CONFIG: configFile({
+          podManagement: { hostConfigs: { 'host-1': readout, 'host-2': readout } },
+        }),
+      },
+    });
+    const on = (host: string) => ({ restriction: { allowedHosts: [host] } });
+    const processes = [
+      spec('runp-01', '0.1.1', on('host-1')),
+      spec('runp-02', '0.1.2', on('host-1')),
+      spec('runp-03', '0.1.3', on('host-1')),
+      spec('runp-04', '0.1.4', on('host-2')),
+    ];
+    const refused = await run(f, { ...boot(processes), allOrNothing: true });
+    expect(refused).toEqual([
+      {
+        path: 'allOrNothing',
+        message: 'the boot is all-or-nothing and 1 of 4 processes cannot land: nothing was created',
+      },
+      {
+        path: 'processes[2]',
+        message:
+          '"runp-03" cannot land: it does not fit on host-1: it requests hugepages-1Gi 2Gi where 0 is free (the node\'s allocatable less what its pods and this boot\'s earlier processes request)',
+      },
+    ]);
+    expect(f.cluster.timeline(/create/)).toEqual([]);
+    // Moved to the host with room, the same session boots whole.
+    processes[2] = spec('runp-03', '0.1.3', on('host-2'));
+    expect(await run(f, { ...boot(processes), allOrNothing: true }, 'boot-2')).toEqual([]);
+    expect(outcomes(f)).toEqual([
+      'runp-01 booted',
+      'runp-02 booted',
+      'runp-03 booted',
+      'runp-04 booted',
+    ]);
   });
 
   it('without all or nothing, the process that cannot land fails alone and the others boot', async () => {

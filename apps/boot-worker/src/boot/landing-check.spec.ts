@@ -86,3 +86,57 @@ describe('landingRefusals', () => {
     expect(namedHosts(processes)).toEqual(['n1', 'n2']);
   });
 });
+
+describe('landingRefusals: fitting where it lands', () => {
+  const GI = 2 ** 30;
+  const nodes = [verdict('n1'), verdict('n2'), verdict('n3', 'cordoned')];
+  /** n1 has 8 cores and 4Gi of 1Gi hugepages free; n2 has no hugepages; n3 is cordoned. */
+  const free = new Map<string, Record<string, number>>([
+    ['n1', { cpu: 8, 'hugepages-1Gi': 4 * GI }],
+    ['n2', { cpu: 2 }],
+  ]);
+  const demands: Record<string, Record<string, number>> = {
+    'runp-01': { cpu: 2, 'hugepages-1Gi': 2 * GI },
+    'runp-02': { cpu: 2, 'hugepages-1Gi': 2 * GI },
+    'runp-03': { cpu: 2, 'hugepages-1Gi': 2 * GI },
+    small: { cpu: 1 },
+    big: { cpu: 4 },
+  };
+  const fitView: LandingView = {
+    ...view(nodes),
+    free,
+    demand: (p) => demands[p.spec.name],
+  };
+  const whys = (processes: PlannedProcess[]) =>
+    landingRefusals(processes, fitView).map((e) => `${e.path}: ${e.message}`);
+
+  it('lets processes in while they fit, the earlier ones first, and names the first that does not', () => {
+    expect(
+      whys([
+        process(0, 'runp-01', ['n1']),
+        process(1, 'runp-02', ['n1']),
+        process(2, 'runp-03', ['n1']),
+        process(3, 'small', ['n1']),
+      ]),
+    ).toEqual([
+      'allOrNothing: the boot is all-or-nothing and 1 of 4 processes cannot land: nothing was created',
+      'processes[2]: "runp-03" cannot land: it does not fit on n1: it requests hugepages-1Gi 2Gi where 0 is free (the node\'s allocatable less what its pods and this boot\'s earlier processes request)',
+    ]);
+  });
+
+  it('checks the host the placement picks: the first usable one', () => {
+    expect(whys([process(0, 'big', ['n3', 'n2'])])).toEqual([
+      'allOrNothing: the boot is all-or-nothing and 1 of 1 processes cannot land: nothing was created',
+      'processes[0]: "big" cannot land: it does not fit on n2: it requests cpu 4 where 2 is free (the node\'s allocatable less what its pods and this boot\'s earlier processes request)',
+    ]);
+    expect(whys([process(0, 'runp-01', ['n2'])])[1]).toContain(
+      'it requests hugepages-1Gi 2Gi where 0 is free',
+    );
+  });
+
+  it('does not judge a host that tells no allocatable, nor a process that names no host', () => {
+    const unknown = { ...fitView, free: new Map() };
+    expect(landingRefusals([process(0, 'big', ['n1'])], unknown)).toEqual([]);
+    expect(whys([process(0, 'big')])).toEqual([]);
+  });
+});
