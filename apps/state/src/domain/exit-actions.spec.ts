@@ -158,6 +158,13 @@ describe('exit policy: Restart', () => {
     expect(s.shard.nextDeadline()).toBeUndefined();
   });
 
+  it('a terminate of the session wins even when its stages do not name the dead process', () => {
+    const terminate = killAccepted('term-2', [['ru-02']], { kind: 'terminate' });
+    const s = new Shard().feed(...BOOT, terminated('ru-01', 3), terminate).tick(60_000);
+    expect(s.commands()).toEqual([]);
+    expect(s.row().automatic!.last).toMatchObject({ outcome: 'cancelled', cancelledBy: 'term-2' });
+  });
+
   it('a restore re-arms a scheduled restart at its due time, and sends it once', () => {
     const facts = [...BOOT, terminated('ru-01', 3)];
     const before = new Shard().feed(...facts);

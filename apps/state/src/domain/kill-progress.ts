@@ -36,10 +36,20 @@ export function acceptKill(
   const detail = `${targets.length} processes in ${stages.length} stages`;
   return [
     ...memory.publish(() => [startBroadcast(commandId, kill.commandType, session, detail)]),
-    // A user's kill, terminate or restart wins over a restart its targets wait for.
-    ...memory.publish(() => cancelPendingRestarts(memory, stages.flat(), commandId)),
+    // A user's kill, terminate or restart wins over a restart its targets wait for; a terminate
+    // over every restart its session waits for, whether or not its stages name the process.
+    ...memory.publish(() => cancelPendingRestarts(memory, cancelledBy(memory, kill), commandId)),
     ...memory.settleKill(kill),
   ];
+}
+
+/** The processes whose scheduled restart `kill` cancels (exit-actions.ts). */
+function cancelledBy(memory: ShardMemory, kill: KillAggregate): string[] {
+  if (kill.kind !== 'terminate') return kill.uuids;
+  const session = kill.session;
+  return [...memory.pendingRestarts.keys()].filter(
+    (uuid) => memory.book.table.get(uuid)?.description.metadata.session === session,
+  );
 }
 
 /** A pod ended (applied at `time`): the table, the termination broadcast, then every kill waiting for it. */
