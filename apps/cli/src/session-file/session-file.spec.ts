@@ -1,5 +1,10 @@
 /** The session-file parser: what it builds, and that each problem names its line and field. */
-import { formatProblem, parseSessionFile, type SessionFileProblem } from './session-file';
+import {
+  formatProblem,
+  parseSessionFile,
+  readSessionFile,
+  type SessionFileProblem,
+} from './session-file';
 
 /** Lines joined; line numbers in the tests count from the first entry. */
 const yaml = (...lines: string[]) => lines.join('\n') + '\n';
@@ -99,6 +104,20 @@ describe('session file', () => {
       backoffSeconds: 5,
     });
     expect(result.boot.processes[0].exitPolicy).toEqual({ rules: [{ action: 'FailSession' }] });
+  });
+
+  it('reads the example session with an exit policy', () => {
+    const result = readSessionFile('examples/exit-policy-session.yaml', { defaultUser: 'daq' });
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    expect(result.boot.exitPolicy?.rules.map((r) => r.action)).toEqual([
+      'Ignore',
+      'FailSession',
+      'Restart',
+    ]);
+    expect(result.boot.processes[1].exitPolicy).toEqual({
+      rules: [{ action: 'Restart', reasons: ['OOMKilled'] }],
+      maxRestarts: 2,
+    });
   });
 
   it('refuses an exit policy rule that can never match, naming its line and why', () => {
