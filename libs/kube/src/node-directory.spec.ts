@@ -39,6 +39,25 @@ const pod = (
 });
 
 describe('NodeDirectory: what a node offers and what is taken', () => {
+  it('counts sidecars beside the containers, an init container with the sidecars before it, and the overhead', async () => {
+    const withSidecar: V1Pod = {
+      spec: {
+        nodeName: 'a',
+        containers: [{ name: 'main', resources: { requests: { cpu: '1' } } }],
+        initContainers: [
+          { name: 'proxy', restartPolicy: 'Always', resources: { requests: { cpu: '250m' } } },
+          { name: 'setup', resources: { requests: { cpu: '2' } } },
+        ],
+        overhead: { cpu: '100m' },
+      },
+    };
+    const directory = new NodeDirectory(fakeCore([node('a', true)], [withSidecar]), {
+      expiryMs: 1000,
+    });
+    // max(1 + 0.25, 0.25 + 2) + 0.1 cores
+    expect(await directory.requested('a')).toEqual({ cpu: 2350 });
+  });
+
   it("tells a usable node's allocatable", async () => {
     const offered = {
       ...node('a', true),
@@ -63,9 +82,9 @@ describe('NodeDirectory: what a node offers and what is taken', () => {
     );
     const directory = new NodeDirectory(core, { expiryMs: 1000 });
     expect(await directory.requested('a')).toEqual({
-      cpu: 4.5,
-      memory: 2 ** 30 + 64 * 2 ** 20,
-      'hugepages-1Gi': 2 * 2 ** 30,
+      cpu: 4500,
+      memory: (2 ** 30 + 64 * 2 ** 20) * 1000,
+      'hugepages-1Gi': 2 * 2 ** 30 * 1000,
     });
     expect(core.selectors).toEqual([
       'spec.nodeName=a,status.phase!=Succeeded,status.phase!=Failed',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
 import type { CoreApi } from './http/kube-core-api';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
-import { parseQuantity } from './quantity';
+import { milliOf } from './quantity';
 
 /** Whether pods may be placed on a node, and why not. */
 export interface NodeVerdict {
@@ -76,8 +76,9 @@ export class NodeDirectory {
   }
 
   /**
-   * What the pods bound to `host` and not ended request, summed by resource (quantity.ts): the
-   * scheduler's view of what is taken. Read fresh, not cached: a boot's fit check asks it once.
+   * What the pods bound to `host` and not ended request, summed by resource in thousandths
+   * (`milliOf`): the scheduler's view of what is taken. Read fresh, not cached: a boot's fit
+   * check asks it once.
    */
   async requested(host: string): Promise<Record<string, number>> {
     const fieldSelector = `spec.nodeName=${host},status.phase!=Succeeded,status.phase!=Failed`;
@@ -151,23 +152,41 @@ function verdictOf(node: V1Node): NodeVerdict {
 }
 
 /**
- * A pod's requests as the scheduler counts them: its containers' summed, or its largest init
- * container's where that is more (init containers run one at a time, before the others).
+ * A pod's requests as the scheduler counts them, in thousandths (`milliOf`): its containers' and
+ * sidecars' (init containers that keep running, `restartPolicy: Always`) summed, or, where more,
+ * an init container's with the sidecars started before it (init containers run one at a time);
+ * plus the pod's `overhead`.
  */
 export function podRequests(pod: V1Pod): Record<string, number> {
+  const spec = pod.spec;
   const sum: Record<string, number> = {};
-  for (const c of pod.spec?.containers ?? [])
-    for (const [resource, value] of quantities(c.resources?.requests))
-      sum[resource] = (sum[resource] ?? 0) + value;
-  for (const c of pod.spec?.initContainers ?? [])
-    for (const [resource, value] of quantities(c.resources?.requests))
-      sum[resource] = Math.max(sum[resource] ?? 0, value);
+  const add = (into: Record<string, number>, map?: Record<string, string>) => {
+    for (const [resource, value] of quantities(map)) into[resource] = (into[resource] ?? 0) + value;
+  };
+  for (const c of spec?.containers ?? []) add(sum, c.resources?.requests);
+  const sidecars: Record<string, number> = {};
+  const peak: Record<string, number> = {};
+  for (const c of spec?.initContainers ?? []) {
+    if (c.restartPolicy === 'Always') {
+      add(sidecars, c.resources?.requests);
+      continue;
+    }
+    const during: Record<string, number> = { ...sidecars };
+    add(during, c.resources?.requests);
+    for (const [resource, value] of Object.entries(during))
+      peak[resource] = Math.max(peak[resource] ?? 0, value);
+  }
+  for (const [resource, value] of Object.entries(sidecars))
+    sum[resource] = (sum[resource] ?? 0) + value;
+  for (const [resource, value] of Object.entries(peak))
+    sum[resource] = Math.max(sum[resource] ?? 0, value);
+  add(sum, spec?.overhead);
   return sum;
 }
 
 function quantities(map: Record<string, string> | undefined): Array<[string, number]> {
   return Object.entries(map ?? {}).flatMap(([resource, text]) => {
-    const value = parseQuantity(text);
+    const value = milliOf(text);
     return value === undefined ? [] : [[resource, value] as [string, number]];
   });
 }

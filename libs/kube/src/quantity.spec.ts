@@ -1,4 +1,4 @@
-import { formatQuantity, parseQuantity } from './quantity';
+import { formatQuantity, milliOf, parseQuantity } from './quantity';
 
 it.each([
   ['500m', 0.5],
@@ -26,5 +26,11 @@ it.each([
   ['memory', 512 * 2 ** 20, '512Mi'],
   ['pods', 110, '110'],
 ])('%s %d reads %s', (resource, value, text) => {
-  expect(formatQuantity(resource, value)).toBe(text);
+  expect(formatQuantity(resource, value * 1000)).toBe(text);
+});
+
+it('sums in whole thousandths: 3 cores less 100m and 200m leave exactly 2700m', () => {
+  const left = milliOf('3')! - milliOf('100m')! - milliOf('200m')!;
+  expect(left).toBe(milliOf('2700m'));
+  expect(milliOf('1Gi')).toBe(2 ** 30 * 1000);
 });

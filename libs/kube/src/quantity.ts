@@ -1,7 +1,8 @@
 /**
  * Kubernetes resource quantities (`500m`, `2`, `1.5Gi`, `4G`, `1e3`) as numbers: cores for cpu,
- * bytes for memory and hugepages, counts for the rest — what a fit of requests against a node's
- * allocatable compares. The suffixes are apimachinery's (`resource.Quantity`).
+ * bytes for memory and hugepages, counts for the rest. A fit of requests against a node's
+ * allocatable sums and compares them as whole thousandths (`milliOf`), as the scheduler does, so
+ * 3 − 100m − 200m leaves exactly 2700m. The suffixes are apimachinery's (`resource.Quantity`).
  */
 const SUFFIXES: Record<string, number> = {
   '': 1,
@@ -33,8 +34,15 @@ export function parseQuantity(text: string): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-/** A quantity for a message: bytes in Gi/Mi when whole, else as a plain number. */
-export function formatQuantity(resource: string, value: number): string {
+/** The quantity in whole thousandths of its unit (millicores for cpu), or undefined. */
+export function milliOf(text: string): number | undefined {
+  const value = parseQuantity(text);
+  return value === undefined ? undefined : Math.round(value * 1000);
+}
+
+/** A quantity given in thousandths (`milliOf`) for a message: cpu in cores or `m`, bytes in Gi/Mi. */
+export function formatQuantity(resource: string, milli: number): string {
+  const value = milli / 1000;
   if (resource === 'cpu')
     return Number.isInteger(value) ? String(value) : `${Math.round(value * 1000)}m`;
   for (const [suffix, size] of [

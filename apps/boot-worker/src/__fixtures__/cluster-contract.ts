@@ -538,7 +538,7 @@ const otherCases: ContractCase[] = [
         limits: { [resource]: '3' },
       };
       await cluster.pods.create(pod);
-      expect((await cluster.nodes.requested(env.readyNode))[resource]).toBe(before + 3);
+      expect((await cluster.nodes.requested(env.readyNode))[resource]).toBe(before + 3000); // thousandths
     },
   },
 ];

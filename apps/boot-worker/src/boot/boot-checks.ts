@@ -5,7 +5,7 @@
  */
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { BootCommand, FieldError } from '@kpm/contracts';
-import { parseQuantity, type NodeVerdict } from '@kpm/kube';
+import { milliOf, type NodeVerdict } from '@kpm/kube';
 import type { Cluster } from '../cluster/cluster';
 import type { ProcessPod } from '../cluster/process-pod';
 import type { EndingRule } from '../cluster/pod-state';
@@ -75,7 +75,7 @@ export class BootChecks {
     return landingRefusals(processes, { verdicts, anyUsableNode, summary, free, demand });
   }
 
-  /** Allocatable less requested, of each usable host that tells its allocatable. */
+  /** Allocatable less requested, in thousandths, of each usable host that tells its allocatable. */
   private async freeOn(verdicts: NodeVerdict[]): Promise<Map<string, Record<string, number>>> {
     const known = verdicts.filter((v) => v.usable && v.allocatable);
     const taken = await Promise.all(known.map((v) => this.cluster.nodes.requested(v.name)));
@@ -83,7 +83,7 @@ export class BootChecks {
       known.map((v, i) => {
         const free: Record<string, number> = {};
         for (const [resource, text] of Object.entries(v.allocatable!)) {
-          const offered = parseQuantity(text);
+          const offered = milliOf(text);
           if (offered !== undefined) free[resource] = offered - (taken[i][resource] ?? 0);
         }
         return [v.name, free];
@@ -92,8 +92,8 @@ export class BootChecks {
   }
 
   /**
-   * What the process's pod requests on `host`: a readout process's profile there (drunc's
-   * host_configs), else its own resources; a limit without a request requests the limit.
+   * What the process's pod requests on `host`, in thousandths: a readout process's profile there
+   * (drunc's host_configs), else its own resources; a limit without a request requests the limit.
    */
   private demandOf(process: PlannedProcess, host: string): Record<string, number> {
     const { spec } = process;
@@ -102,7 +102,7 @@ export class BootChecks {
     const asked = { ...resources?.limits, ...resources?.requests };
     const demand: Record<string, number> = {};
     for (const [resource, text] of Object.entries(asked)) {
-      const value = parseQuantity(String(text));
+      const value = milliOf(String(text));
       if (value !== undefined && value > 0) demand[resource] = value;
     }
     return demand;

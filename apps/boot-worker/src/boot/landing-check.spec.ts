@@ -88,19 +88,21 @@ describe('landingRefusals', () => {
 });
 
 describe('landingRefusals: fitting where it lands', () => {
-  const GI = 2 ** 30;
+  // In thousandths, as the boot checks give them (milliOf).
+  const GI = 2 ** 30 * 1000;
+  const CORE = 1000;
   const nodes = [verdict('n1'), verdict('n2'), verdict('n3', 'cordoned')];
   /** n1 has 8 cores and 4Gi of 1Gi hugepages free; n2 has no hugepages; n3 is cordoned. */
   const free = new Map<string, Record<string, number>>([
-    ['n1', { cpu: 8, 'hugepages-1Gi': 4 * GI }],
-    ['n2', { cpu: 2 }],
+    ['n1', { cpu: 8 * CORE, 'hugepages-1Gi': 4 * GI }],
+    ['n2', { cpu: 2 * CORE }],
   ]);
   const demands: Record<string, Record<string, number>> = {
-    'runp-01': { cpu: 2, 'hugepages-1Gi': 2 * GI },
-    'runp-02': { cpu: 2, 'hugepages-1Gi': 2 * GI },
-    'runp-03': { cpu: 2, 'hugepages-1Gi': 2 * GI },
-    small: { cpu: 1 },
-    big: { cpu: 4 },
+    'runp-01': { cpu: 2 * CORE, 'hugepages-1Gi': 2 * GI },
+    'runp-02': { cpu: 2 * CORE, 'hugepages-1Gi': 2 * GI },
+    'runp-03': { cpu: 2 * CORE, 'hugepages-1Gi': 2 * GI },
+    small: { cpu: CORE },
+    big: { cpu: 4 * CORE },
   };
   const fitView: LandingView = {
     ...view(nodes),

@@ -86,7 +86,7 @@ export interface Nodes {
   choose(key: string): Promise<string | undefined>;
   /** Every node and whether it is usable, for a message: `n1 (usable), n2 (cordoned)`. */
   summary(): Promise<string>;
-  /** What the pods bound to `host` and not ended request, by resource (an all-or-nothing fit). */
+  /** What the pods bound to `host` and not ended request, by resource, in thousandths (an all-or-nothing fit). */
   requested(host: string): Promise<Record<string, number>>;
 }
 

@@ -7,6 +7,8 @@ import { CommandType, type BootAccepted, type ProcessInstance } from '@kpm/contr
 import { BootAggregate } from './boot-aggregate';
 import { startBroadcast } from './broadcasts';
 import type { Effect } from './effects';
+import { exitActions } from './exit-actions';
+import { policyMayDecide } from './exit-decision';
 import { rebootOf } from './kill-aggregate';
 import type { BootFact, ShardMemory } from './shard-memory';
 
@@ -36,8 +38,23 @@ export function processBooted(
 ): Effect[] {
   const { fresh, changed } = memory.book.booted(instance, memory.live);
   if (!fresh) return []; // a duplicate fact
-  const out: Effect[] = changed ? [{ kind: 'process', instance: changed }] : [];
-  return [...out, ...bootFact(memory, commandId, instance)];
+  const ended = changed && endedFirst(memory, changed);
+  // Its pod's end came first (the two facts travel on different topics), nobody asked for it,
+  // and it was not decided then for want of this row: the exit policy decides now.
+  const { row, effects } = ended
+    ? exitActions(memory, ended, changed, true)
+    : { row: changed, effects: [] };
+  const out: Effect[] = row ? [{ kind: 'process', instance: row }] : [];
+  return [...out, ...effects, ...bootFact(memory, commandId, instance)];
+}
+
+/** The end of `row`'s pod, when it made the row DEAD before its boot fact, undecided and unasked. */
+function endedFirst(memory: ShardMemory, row: ProcessInstance) {
+  if (row.statusCode !== 'DEAD' || !row.exitPolicy) return undefined;
+  if (row.automatic?.last?.podUid === row.podUid) return undefined; // decided already
+  const ended = memory.book.endOf(row.podUid);
+  const aimed = [...memory.kills.values()].some((kill) => kill.aimsAt(row.podUid));
+  return ended && policyMayDecide(ended, aimed) ? ended : undefined;
 }
 
 /** One process's boot outcome, for the boot or restart `commandId`, or held until it opens. */

@@ -11,12 +11,15 @@ import {
   type CommandCompleted,
   type ExitPolicy,
   type KpmEvent,
+  type RestartCommand,
 } from '@kpm/contracts';
 import {
   bootAccepted,
   command,
   instance,
   killAccepted,
+  podOf,
+  rejected,
   SESSION,
   terminated,
   timeOf,
@@ -185,6 +188,85 @@ describe('exit policy: Restart', () => {
     after.tick(60_000);
     expect(after.commands()).toEqual([]);
     expect(after.row().automatic).toMatchObject({ restarts: 1, last: { outcome: 'issued' } });
+  });
+});
+
+describe('exit policy: ends seen in another order, and ends the cluster caused', () => {
+  it("decides an end seen before its pod's boot fact when that fact comes, and the restart's completion still says why", () => {
+    const s = new Shard().feed(...BOOT, terminated('ru-01', 3)).tick(5000);
+    const [first] = s.commands();
+    // The restarted pod ends at once; its end is read before its boot fact.
+    s.feed(
+      killAccepted(first.id, [['ru-01']], { kind: 'restart', pods: { 'ru-01': 1 } }),
+      terminated('ru-01', 3, 2),
+    );
+    expect(s.row().automatic!.last).toMatchObject({ outcome: 'issued', attempt: 1 });
+    s.feed(booted(first.id, 2));
+    expect(s.row()).toMatchObject({
+      statusCode: 'DEAD',
+      podUid: podOf('ru-01', 2),
+      automatic: {
+        restarts: 1,
+        last: { outcome: 'scheduled', attempt: 2, podUid: podOf('ru-01', 2) },
+      },
+    });
+    const done = s.completions().find((c) => c.commandId === first.id)!;
+    expect(done.automatic).toMatchObject({ outcome: 'issued', attempt: 1 });
+    expect(s.effects.filter((e) => e.kind === 'death')).toHaveLength(2); // told once per end
+    s.tick(10_000);
+    expect(s.commands().map((c) => c.data.automatic?.attempt)).toEqual([1, 2]);
+  });
+
+  it('decides the first end of a process seen before its boot fact', () => {
+    const s = new Shard().feed(
+      bootAccepted('boot-1', ['ru-01']),
+      terminated('ru-01', 3),
+      booted('boot-1'),
+    );
+    expect(s.row().automatic!.last).toMatchObject({ outcome: 'scheduled', attempt: 1 });
+  });
+
+  it("decides a lost node's end, though its pod was being deleted (by the node lifecycle)", () => {
+    const lost = terminated('ru-01', -1, 1, SESSION, 'NodeLost');
+    (lost.data as { deletionRequestedAt?: string }).deletionRequestedAt =
+      '2026-01-01T00:00:19.000Z';
+    const s = new Shard().feed(...BOOT, lost);
+    expect(s.row().automatic!.last).toMatchObject({ outcome: 'scheduled', reason: 'NodeLost' });
+  });
+
+  it('leaves alone an end whose pod someone deleted', () => {
+    const deleted = terminated('ru-01', 137, 1, SESSION, 'PodDeleted');
+    (deleted.data as { deletionRequestedAt?: string }).deletionRequestedAt =
+      '2026-01-01T00:00:19.000Z';
+    const s = new Shard().feed(...BOOT, deleted);
+    expect(s.row().automatic).toBeUndefined();
+  });
+
+  it('gives the budget back for a restart a user cancelled', () => {
+    const s = new Shard().feed(...BOOT, terminated('ru-01', 3));
+    expect(s.row().automatic!.recentRestarts).toHaveLength(1);
+    s.feed(killAccepted('kill-1', [['ru-01']]));
+    expect(s.row().automatic).toMatchObject({ recentRestarts: [], last: { outcome: 'cancelled' } });
+  });
+
+  it('quotes why in the completion of an automatic command that was rejected', () => {
+    const s = new Shard().feed(...BOOT, terminated('ru-01', 3)).tick(5000);
+    const [sent] = s.commands();
+    s.feed(
+      buildEvent({
+        id: sent.id,
+        type: CommandType.restart,
+        source: '/kpm/state',
+        subject: SESSION,
+        data: sent.data as RestartCommand,
+      }),
+      rejected(sent.id),
+    );
+    const done = s.completions().find((c) => c.commandId === sent.id)!;
+    expect(done).toMatchObject({
+      status: 'rejected',
+      automatic: { attempt: 1, outcome: 'issued' },
+    });
   });
 });
 

@@ -23,20 +23,25 @@ interface ExitMemory {
   readonly book: ProcessBook;
   /** Automatic restarts waiting for their backoff: when each is due, by uuid. */
   readonly pendingRestarts: Map<string, number>;
+  /** The commands sent on the policy's behalf and not completed yet: what each completion quotes. */
+  readonly automaticCommands: Map<string, AutomaticAction>;
   now(): number;
 }
 
 /**
  * `row` is the process's new DEAD row for an end nobody asked for (live only): with a policy,
- * the decision goes on it. Returns the row to write and what else the decision sends.
+ * the decision goes on it. Returns the row to write and what else the decision sends; the end's
+ * death (ERS) too, unless it was `told` already (the end came before its pod's boot fact).
  */
 export function exitActions(
   memory: ExitMemory,
   termination: ProcessTerminated,
   row: ProcessInstance,
+  told = false,
 ): { row: ProcessInstance; effects: Effect[] } {
+  const death = told ? [] : deathOf(termination, false);
   const policy = row.exitPolicy;
-  if (!policy) return { row, effects: deathOf(termination, false) };
+  if (!policy) return { row, effects: death };
   const { action, history } = decideExit({
     policy,
     termination,
@@ -46,11 +51,33 @@ export function exitActions(
   });
   const decided = memory.book.table.withAutomatic(row.uuid, history) ?? row;
   const effects: Effect[] = [automaticBroadcast(decided, action)];
-  if (action.outcome !== 'ignored') effects.push(...deathOf(termination, false));
+  if (action.outcome !== 'ignored') effects.push(...death);
   if (action.outcome === 'scheduled')
     memory.pendingRestarts.set(row.uuid, Date.parse(action.dueAt!));
-  if (action.outcome === 'session-failed') effects.push(terminateSession(decided, action));
+  if (action.outcome === 'session-failed') {
+    rememberSent(memory, action);
+    effects.push(terminateSession(decided, action));
+  }
   return { row: decided, effects };
+}
+
+/** At most this many automatic commands wait for their completion to quote them. */
+const MAX_SENT_KEPT = 10_000;
+
+/**
+ * A command sent on the policy's behalf (here, or read back from `kpm.commands`): its completion
+ * quotes `action`. The oldest is dropped past MAX_SENT_KEPT (a command never completed).
+ */
+export function rememberSent(
+  memory: Pick<ExitMemory, 'automaticCommands'>,
+  action: AutomaticAction,
+): void {
+  if (!action.commandId) return;
+  memory.automaticCommands.set(action.commandId, action);
+  for (const oldest of memory.automaticCommands.keys()) {
+    if (memory.automaticCommands.size <= MAX_SENT_KEPT) break;
+    memory.automaticCommands.delete(oldest);
+  }
 }
 
 /** Restarts whose backoff is due: each sent once, its row saying so. */
@@ -64,8 +91,10 @@ export function issueDueRestarts(memory: ExitMemory): Effect[] {
     const last = row?.automatic?.last;
     if (!row || last?.outcome !== 'scheduled') continue;
     const issued: AutomaticAction = { ...last, outcome: 'issued' };
-    const history = { ...row.automatic!, restarts: row.automatic!.restarts + 1, last: issued };
+    const restarts = row.automatic!.restarts + 1;
+    const history = { ...row.automatic!, restarts, last: issued, lastSent: issued };
     const updated = memory.book.table.withAutomatic(uuid, history)!;
+    rememberSent(memory, issued);
     out.push(
       { kind: 'process', instance: updated },
       restartProcess(updated, issued),
@@ -97,7 +126,10 @@ export function cancelPendingRestarts(
       cancelledBy: commandId,
       message: `${last.message}: cancelled by ${commandId}`,
     };
-    const updated = memory.book.table.withAutomatic(uuid, { ...row.automatic!, last: cancelled })!;
+    // A restart that never ran spends none of the budget.
+    const recentRestarts = withoutOne(row.automatic!.recentRestarts, last.decidedAt);
+    const history = { ...row.automatic!, recentRestarts, last: cancelled };
+    const updated = memory.book.table.withAutomatic(uuid, history)!;
     out.push({ kind: 'process', instance: updated }, automaticBroadcast(updated, cancelled));
   }
   return out;
@@ -140,4 +172,9 @@ function terminateSession(row: ProcessInstance, automatic: AutomaticAction): Com
     session,
     data: { session, user: row.description.metadata.user, automatic },
   };
+}
+
+function withoutOne(times: readonly string[], time: string): string[] {
+  const at = times.lastIndexOf(time);
+  return at < 0 ? [...times] : [...times.slice(0, at), ...times.slice(at + 1)];
 }

@@ -55,17 +55,35 @@ export function decideExit({ policy, termination, role, history, now }: ExitCase
         outcome: 'counted',
         message: `${what} ${matched}: counted`,
       });
-    case 'FailSession':
-      return decided(before, {
+    case 'FailSession': {
+      const action: AutomaticAction = {
         ...base,
         action: 'FailSession',
         outcome: 'session-failed',
         commandId: eventId('automatic-terminate', termination.uuid, termination.podUid),
         message: `${what} ${matched}: the session ${termination.session} is terminated`,
-      });
+      };
+      return decided({ ...before, lastSent: action }, action);
+    }
     case 'Restart':
       return restartDecision(policy, before, base, `${what} ${matched}`, now);
   }
+}
+
+/**
+ * Ends the cluster caused, though the pod was being deleted: a lost node's pods are deleted by
+ * the node lifecycle, an evicted or preempted pod by its evictor. Their ends are the policy's
+ * to decide, as ends on their own are; any other deletion was asked by someone.
+ */
+const CLUSTER_ENDS = new Set(['NodeLost', 'Evicted', 'Preempted']);
+
+/**
+ * Whether an end is the exit policy's to decide: no kill, terminate or restart of kpm aimed at
+ * it (`aimed`), and its pod was not being deleted, or the cluster did it (CLUSTER_ENDS).
+ */
+export function policyMayDecide(termination: ProcessTerminated, aimed: boolean): boolean {
+  if (aimed) return false;
+  return termination.deletionRequestedAt === undefined || CLUSTER_ENDS.has(termination.reason);
 }
 
 /** Every condition the rule gives holds (a rule without any matches every end). */
@@ -151,14 +169,13 @@ function decided(history: AutomaticRecord, action: AutomaticAction): ExitDecisio
   return { action, history: { ...history, last: action } };
 }
 
-/** The command's `automatic` block: the action its completion quotes, if a row has it. */
+/** The command's `automatic` block: the action a row says sent it, if one does. */
 export function automaticOf(
   commandId: string,
   processes: readonly ProcessInstance[],
 ): AutomaticAction | undefined {
-  for (const p of processes) {
-    const last = p.automatic?.last;
-    if (last?.commandId === commandId && last.outcome !== 'scheduled') return last;
-  }
+  for (const p of processes)
+    for (const sent of [p.automatic?.lastSent, p.automatic?.last])
+      if (sent?.commandId === commandId && sent.outcome !== 'scheduled') return sent;
   return undefined;
 }

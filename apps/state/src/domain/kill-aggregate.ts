@@ -132,6 +132,13 @@ export class KillAggregate {
     return true;
   }
 
+  /** Whether this kill aims at the pod (or took its end). */
+  aimsAt(podUid: string): boolean {
+    for (const target of this.targets.values())
+      if (target.podUid === podUid || target.ended?.podUid === podUid) return true;
+    return false;
+  }
+
   /** A restart's process was booted again (or could not be); the first outcome per uuid counts. */
   rebooted(reboot: Reboot): void {
     const uuid = rebootUuid(reboot);

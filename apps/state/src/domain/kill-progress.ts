@@ -10,6 +10,7 @@ import { killTimedOut } from './completion/kill';
 import { restartTimedOut } from './completion/restart';
 import { deathOf } from './deaths';
 import { cancelPendingRestarts, exitActions } from './exit-actions';
+import { policyMayDecide } from './exit-decision';
 import type { Effect } from './effects';
 import { KillAggregate, rebootOf } from './kill-aggregate';
 import type { ShardMemory } from './shard-memory';
@@ -62,8 +63,9 @@ export function processTerminated(
   if (!fresh) return []; // the same pod's end, re-published
   const out: Effect[] = memory.publish(() => [terminationBroadcast(termination)]);
   const aimed = [...memory.kills.values()].filter((kill) => kill.offer(termination, time));
-  if (aimed.length === 0 && termination.deletionRequestedAt === undefined && changed) {
-    // Nobody asked for this end: the process's exit policy decides (exit-actions.ts).
+  if (changed && policyMayDecide(termination, aimed.length > 0)) {
+    // Nobody asked for this end: the process's exit policy decides (exit-actions.ts). An end
+    // seen before its pod's boot fact is decided when that fact comes (boot-progress.ts).
     const { row, effects } = exitActions(memory, termination, changed);
     return [...out, { kind: 'process', instance: row }, ...effects];
   }

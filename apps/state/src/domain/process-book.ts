@@ -109,6 +109,11 @@ export class ProcessBook {
     return { uuid, podUid };
   }
 
+  /** The end of `podUid`, if it was seen. */
+  endOf(podUid: string): ProcessTerminated | undefined {
+    return this.terminations.ofPod(podUid);
+  }
+
   /** Every uuid the book knows (table, pods, terminations), once each. */
   *records(): Generator<ProcessRecord> {
     const uuids = new Set([

@@ -3,7 +3,7 @@
  * than completions are published only live (a replay repeats history), and a command completes
  * exactly once, forgetting everything still open about it.
  */
-import type { ProcessBootFailed, ProcessInstance } from '@kpm/contracts';
+import type { AutomaticAction, ProcessBootFailed, ProcessInstance } from '@kpm/contracts';
 import type { BootAggregate } from './boot-aggregate';
 import { completionEffects } from './broadcasts';
 import type { CompletionReport } from './completion-record';
@@ -33,6 +33,8 @@ export class ShardMemory {
    * so too (exit-actions.ts), and a restore re-arms them from there.
    */
   readonly pendingRestarts = new Map<string, number>();
+  /** Commands sent under an exit policy, until their completion quotes why (exit-actions.ts). */
+  readonly automaticCommands = new Map<string, AutomaticAction>();
   /** False while restoring: facts rebuild aggregates but publish nothing but due completions. */
   live = true;
   /** Boot facts whose command has not been accepted here yet. */
@@ -68,8 +70,9 @@ export class ShardMemory {
   }
 
   complete(input: CompletionReport): Effect[] {
+    const automatic =
+      this.automaticCommands.get(input.commandId) ?? automaticOf(input.commandId, input.processes);
     this.answered(input.commandId);
-    const automatic = automaticOf(input.commandId, input.processes);
     // Completions are published in a replay too: if the replay finds one due, it was never written.
     return completionEffects({
       ...input,
@@ -84,6 +87,7 @@ export class ShardMemory {
    */
   answered(commandId: string): void {
     this.completed.add(commandId);
+    this.automaticCommands.delete(commandId);
     this.boots.delete(commandId);
     this.kills.delete(commandId);
     this.early.delete(commandId);

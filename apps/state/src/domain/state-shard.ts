@@ -23,7 +23,12 @@ import {
 import { acceptBoot, bootFact, processBooted } from './boot-progress';
 import { receivedBroadcast } from './broadcasts';
 import type { Effect } from './effects';
-import { issueDueRestarts, nextRestartDue, rearmPendingRestarts } from './exit-actions';
+import {
+  issueDueRestarts,
+  nextRestartDue,
+  rearmPendingRestarts,
+  rememberSent,
+} from './exit-actions';
 import { acceptKill, expireKills, nextKillDeadline, processTerminated } from './kill-progress';
 import { describeOpen, type OpenCommand } from './open-commands';
 import type { ProcessTable } from './process-table';
@@ -107,6 +112,11 @@ export class StateShard {
     };
   }
 
+  /** Automatic restarts waiting for their backoff (each due on the timer that calls `expire`). */
+  pendingRestarts(): number {
+    return this.memory.pendingRestarts.size;
+  }
+
   /** The earliest kill deadline or automatic restart due, for the timer that calls `expire`. */
   nextDeadline(): number | undefined {
     const times = [nextKillDeadline(this.memory), nextRestartDue(this.memory)];
@@ -125,10 +135,14 @@ export class StateShard {
         return answerPs(memory, this.directory, tableCommand(event, time));
       case CommandType.flush:
         return flushDead(memory, tableCommand(event, time), this.operators);
-      case CommandType.boot:
-      case CommandType.kill:
       case CommandType.terminate:
       case CommandType.restart:
+        // One the state sent under an exit policy: its completion will say why.
+        if (event.data.automatic && !memory.completed.has(event.id))
+          rememberSent(memory, { ...event.data.automatic, commandId: event.id });
+        return this.received(event.id, event.type, session, actingUser(event));
+      case CommandType.boot:
+      case CommandType.kill:
       case CommandType.logs:
         return this.received(event.id, event.type, session, actingUser(event)); // the boot-worker answers it
       case ProcessEventType.bootAccepted:

@@ -1,5 +1,5 @@
 import type { InboundRecord } from '@kpm/kafka';
-import { replaySliced } from './shard-restore';
+import { idleSince, replaySliced } from './shard-restore';
 
 const records = (n: number): InboundRecord[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -44,4 +44,27 @@ describe('replaySliced', () => {
       if (turnsBetween === 0) expect(during).toBe(0);
     },
   );
+});
+
+describe('idleSince: whether a restored shard may skip kpm.processes', () => {
+  const head = (extra: object = {}) =>
+    ({
+      head: {
+        inputs: { 'kpm.terminations': '7' },
+        completionsFrom: '0',
+        processesFrom: {},
+        ...extra,
+      },
+      parts: [],
+    }) as unknown as Parameters<typeof idleSince>[0];
+  const committed = new Map([['kpm.terminations', new Map([[0, '7']])]]);
+
+  it('skips it when nothing was consumed since the snapshot', () => {
+    expect(idleSince(head(), 0, committed)).toBe(true);
+    expect(idleSince(head(), 0, new Map([['kpm.terminations', new Map([[0, '8']])]]))).toBe(false);
+  });
+
+  it('reads it when the snapshot had automatic restarts waiting: their timer writes rows', () => {
+    expect(idleSince(head({ timerWrites: true }), 0, committed)).toBe(false);
+  });
 });

@@ -283,8 +283,9 @@ function after(
 ) {
   const per = (pick: (stored: StoredSnapshot) => string) =>
     new Map(partitions.flatMap((p) => (snapshots.has(p) ? [[p, pick(snapshots.get(p)!)]] : [])));
-  // Rows are written only with input records: a shard that consumed none since its snapshot
-  // wrote none, and needs nothing of kpm.processes (spread over every partition by uuid).
+  // Rows are written with input records, and by the timer of a shard with automatic restarts
+  // waiting (its snapshot says so): a shard that did neither since its snapshot wrote none, and
+  // needs nothing of kpm.processes (spread over every partition by uuid).
   const writing = partitions.filter((p) => !idleSince(snapshots.get(p), p, committed));
   return {
     completions: per((s) => s.head.completionsFrom),
@@ -305,12 +306,12 @@ function after(
 }
 
 /** Partition p's committed input offsets are all where its snapshot left them. */
-function idleSince(
+export function idleSince(
   stored: StoredSnapshot | undefined,
   p: number,
   committed: CommittedOffsets,
 ): boolean {
-  if (!stored) return false;
+  if (!stored || stored.head.timerWrites) return false;
   for (const [topic, offsets] of committed)
     if ((offsets.get(p) ?? '0') !== (stored.head.inputs[topic] ?? '0')) return false;
   return true;

@@ -112,7 +112,10 @@ export class ShardSnapshots {
 
   private async write(partition: number, shard: StateShard, next: ReadonlyMap<string, bigint>) {
     const started = this.clock.now();
-    const positions = await this.positions(partition, next);
+    const positions = {
+      ...(await this.positions(partition, next)),
+      ...(shard.pendingRestarts() > 0 ? { timerWrites: true as const } : {}),
+    };
     const topic = topicName('state-snapshots', this.settings.kafka.topicPrefix);
     const previous = this.last.get(partition)?.parts ?? 0;
     const { records, head, bytes } = await snapshotRecords(

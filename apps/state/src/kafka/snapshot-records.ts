@@ -24,6 +24,11 @@ export interface SnapshotPositions {
   completionsFrom: string;
   /** `kpm.processes`, per partition: rows and tombstones from here on may be newer. */
   processesFrom: Record<string, string>;
+  /**
+   * The shard had automatic restarts waiting (exit-actions.ts): its timer may write rows after
+   * the snapshot with no input consumed, so a restore reads `kpm.processes` even when idle.
+   */
+  timerWrites?: true;
 }
 
 interface SnapshotHead extends SnapshotPositions {

@@ -377,6 +377,16 @@ describe('boot command: exit policy', () => {
       'at least backoffSeconds (60)',
     ],
     [{ rules: [restart], windowSeconds: 0 }, 'exitPolicy.windowSeconds', 'at least 1 second'],
+    [
+      { rules: [restart], maxBackoffSeconds: 5 },
+      'exitPolicy.maxBackoffSeconds',
+      'must be at least backoffSeconds (10, its default)',
+    ],
+    [
+      { rules: [restart], windowSeconds: 10 },
+      'exitPolicy.windowSeconds',
+      'must be longer than backoffSeconds (10, its default): the next end always comes after the window',
+    ],
   ])('refuses %j at the field that is wrong', (exitPolicy, path, why) => {
     expect(policy(exitPolicy)).toEqual(rejects(path, why));
   });

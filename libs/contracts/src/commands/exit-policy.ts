@@ -145,22 +145,7 @@ export class ExitPolicy {
       if (never) errors.push({ path: `${at}.${never.path}`, message: never.message });
       else if (matchesEverything(rule)) catchAll = i;
     });
-    const { backoffSeconds, maxBackoffSeconds } = policy;
-    if (
-      typeof backoffSeconds === 'number' &&
-      typeof maxBackoffSeconds === 'number' &&
-      maxBackoffSeconds < backoffSeconds
-    )
-      errors.push({
-        path: 'maxBackoffSeconds',
-        message: `must be at least backoffSeconds (${backoffSeconds})`,
-      });
-    const restarts = policy.rules.some((r) => r?.action === 'Restart');
-    if (restarts && policy.maxRestarts === 0)
-      errors.push({
-        path: 'maxRestarts',
-        message: 'is 0, so a Restart rule could never restart: give a budget or another action',
-      });
+    errors.push(...budgetErrors(policy));
     return errors;
   }
 }
@@ -172,6 +157,29 @@ export const EXIT_POLICY_DEFAULTS = {
   backoffSeconds: 10,
   maxBackoffSeconds: 300,
 } as const;
+
+/** A backoff cap below the backoff, a window the backoff outlasts, a budget of no restart. */
+function budgetErrors(policy: ExitPolicy): FieldError[] {
+  const errors: FieldError[] = [];
+  const given = typeof policy.backoffSeconds === 'number';
+  const backoff = given ? policy.backoffSeconds! : EXIT_POLICY_DEFAULTS.backoffSeconds;
+  const named = `backoffSeconds (${backoff}${given ? '' : ', its default'})`;
+  if (typeof policy.maxBackoffSeconds === 'number' && policy.maxBackoffSeconds < backoff)
+    errors.push({ path: 'maxBackoffSeconds', message: `must be at least ${named}` });
+  if (!policy.rules.some((r) => r?.action === 'Restart')) return errors;
+  if (policy.maxRestarts === 0)
+    errors.push({
+      path: 'maxRestarts',
+      message: 'is 0, so a Restart rule could never restart: give a budget or another action',
+    });
+  const window = policy.windowSeconds;
+  if (typeof window === 'number' && window >= 1 && window <= backoff)
+    errors.push({
+      path: 'windowSeconds',
+      message: `must be longer than ${named}: the next end always comes after the window, so the budget never fills`,
+    });
+  return errors;
+}
 
 /** The condition of `rule` that no exit code can satisfy, if one is. */
 function neverMatches(rule: Partial<ExitRule>): FieldError | undefined {

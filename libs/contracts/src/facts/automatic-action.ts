@@ -124,4 +124,13 @@ export class AutomaticRecord {
   @ValidateNested()
   @Type(() => AutomaticAction)
   last?: AutomaticAction;
+
+  /**
+   * The last action that sent a command (`issued`, `session-failed`): what that command's
+   * completion quotes, though a newer end may have been decided since (`last`).
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AutomaticAction)
+  lastSent?: AutomaticAction;
 }
