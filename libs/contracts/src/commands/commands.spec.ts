@@ -402,6 +402,27 @@ describe('boot command: exit policy', () => {
     );
   });
 
+  it('refuses a rule after one that lists every code or every role: it can never match', () => {
+    const every = Array.from({ length: 257 }, (_, i) => i - 1);
+    const allRoles = [
+      'root-controller',
+      'infrastructure-applications',
+      'segment-controller',
+      'application',
+      'unknown',
+    ];
+    for (const first of [
+      { action: 'Count', exitCodes: { operator: 'In', values: every } },
+      { action: 'Ignore', roles: allRoles },
+    ])
+      expect(policy({ rules: [first, restart] })).toEqual(
+        rejects('exitPolicy.rules[1]', 'can never match: rules[0] before it matches every end'),
+      );
+    expect(policy({ rules: [{ action: 'Ignore', roles: allRoles.slice(1) }, restart] })).toEqual(
+      [],
+    );
+  });
+
   it("points into a process's own policy", () => {
     expect(firstProcess((p) => (p.exitPolicy = { rules: [{ action: 'Pause' }] }))).toEqual(
       rejects('processes[0].exitPolicy.rules[0].action', 'must be one of'),

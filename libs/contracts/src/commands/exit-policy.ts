@@ -194,6 +194,18 @@ function neverMatches(rule: Partial<ExitRule>): FieldError | undefined {
   };
 }
 
+/** Whether every end matches `rule`: each condition it gives admits every code or role. */
 function matchesEverything(rule: Partial<ExitRule>): boolean {
-  return rule.exitCodes === undefined && rule.reasons === undefined && rule.roles === undefined;
+  if (rule.reasons !== undefined) return false; // reasons are open-ended words
+  const codes = rule.exitCodes;
+  if (codes !== undefined && !(codes.operator === 'In' && coversEveryCode(codes.values)))
+    return false;
+  return rule.roles === undefined || ROLES.every((role) => rule.roles!.includes(role));
+}
+
+function coversEveryCode(values: unknown): boolean {
+  if (!Array.isArray(values)) return false;
+  const listed = new Set(values);
+  for (let code = MIN_EXIT_CODE; code <= MAX_EXIT_CODE; code++) if (!listed.has(code)) return false;
+  return true;
 }
