@@ -5,7 +5,6 @@ import {
   hostPathReason,
   isReservedKey,
   podSecurityContext,
-  quantityValue,
   specPolicyErrors,
   type PodPolicy,
 } from './pod-policy';
@@ -312,20 +311,6 @@ describe('bootSizeErrors', () => {
     [101, ['must list at most 100 processes (podManagement.maxProcessesPerBoot), not 101']],
   ])('%i processes', (count, messages) => {
     expect(bootSizeErrors(count, policy).map((e) => e.message)).toEqual(messages);
-  });
-});
-
-describe('quantityValue', () => {
-  it.each([
-    ['500m', 0.5],
-    ['2', 2],
-    ['1.5', 1.5],
-    ['1Gi', 2 ** 30],
-    ['512Mi', 2 ** 29],
-    ['1G', 1e9],
-    ['1e3', 1000],
-  ])('%s = %d', (q, value) => {
-    expect(quantityValue(q)).toBe(value);
   });
 });
 

@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
 import type { FieldError, ProcessSpec } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
+import { milliOf } from '@kpm/kube';
 import { dataMountPath, specMounts } from './host-mounts';
 import { runAsRefusal, type IdentitySettings } from './process-identity';
 import { readoutErrors, readoutProfileOf, type ReadoutSettings } from './readout-profile';
@@ -215,7 +216,7 @@ function resourceErrors(at: string, spec: ProcessSpec, policy: PodPolicy): Field
     for (const [resource, max] of caps) {
       const asked = spec.resources?.[kind]?.[resource];
       if (max === undefined || asked === undefined) continue;
-      if (quantityValue(asked) > quantityValue(max)) {
+      if ((milliOf(asked) ?? NaN) > (milliOf(max) ?? NaN)) {
         const message = `${resource} ${JSON.stringify(asked)} is above the most a process may have, ${max} (podManagement.max${resource === 'cpu' ? 'Cpu' : 'Memory'})`;
         errors.push({ path: `${at}.resources.${kind}`, message });
       }
@@ -230,33 +231,6 @@ export function bootSizeErrors(count: number, policy: PodPolicy): FieldError[] {
   if (max === undefined || count <= max) return [];
   const message = `must list at most ${max} processes (podManagement.maxProcessesPerBoot), not ${count}`;
   return [{ path: 'processes', message }];
-}
-
-const SUFFIXES: Record<string, number> = {
-  m: 1e-3,
-  '': 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-
-/** A Kubernetes quantity (`500m`, `2`, `1.5Gi`, `1e3`) as a number of base units. */
-export function quantityValue(quantity: string): number {
-  const match = /^([0-9.]+)(?:[eE]([-+]?[0-9]+)|(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/.exec(
-    quantity,
-  );
-  if (!match) return Number.NaN;
-  const [, number, exponent, suffix] = match;
-  return Number(number) * (exponent ? 10 ** Number(exponent) : SUFFIXES[suffix ?? '']);
 }
 
 /**
