@@ -8,7 +8,6 @@ import {
   CommandType,
   eventId,
   ProcessEventType,
-  type CommandCompleted,
   type ExitPolicy,
   type KpmEvent,
   type RestartCommand,
@@ -22,11 +21,9 @@ import {
   rejected,
   SESSION,
   terminated,
-  timeOf,
   uuidOf,
 } from './__fixtures__/facts';
-import type { CommandEffect, Effect } from './effects';
-import { StateShard } from './state-shard';
+import { ShardHarness } from './__fixtures__/shard-harness';
 
 const POLICY: ExitPolicy = {
   rules: [
@@ -38,44 +35,10 @@ const POLICY: ExitPolicy = {
   backoffSeconds: 5,
 };
 
-class Shard {
-  now = Date.parse('2026-01-01T00:00:30.000Z');
-  shard = new StateShard(() => this.now);
-  readonly effects: Effect[] = [];
-
-  feed(...events: KpmEvent[]): this {
-    for (const event of events) this.effects.push(...this.shard.apply(event, timeOf(event)));
-    return this;
-  }
-
-  tick(ms: number): this {
-    this.now += ms;
-    this.effects.push(...this.shard.expire());
-    return this;
-  }
-
-  commands(): CommandEffect[] {
-    return this.effects.flatMap((e) => (e.kind === 'command' ? [e] : []));
-  }
-
-  completions(): CommandCompleted[] {
-    return this.effects.flatMap((e) => (e.kind === 'completion' ? [e.completion] : []));
-  }
-
+/** The harness, and ru-01's row in its table. */
+class Shard extends ShardHarness {
   row(name = 'ru-01') {
     return this.shard.table.get(uuidOf(name))!;
-  }
-
-  /** A new shard from this one's committed rows and completions, replaying `facts`. */
-  restored(facts: KpmEvent[]): Shard {
-    const after = new Shard();
-    after.now = this.now;
-    after.shard.beginRestore();
-    for (const c of this.completions()) after.shard.markCompleted(c.commandId);
-    for (const e of this.effects) if (e.kind === 'process') after.shard.table.load(e.instance);
-    after.feed(...facts);
-    after.effects.push(...after.shard.endRestore());
-    return after;
   }
 }
 

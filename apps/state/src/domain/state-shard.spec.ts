@@ -12,43 +12,9 @@ import {
   rejected,
   SESSION,
   terminated,
-  timeOf,
   uuidOf,
 } from './__fixtures__/facts';
-import type { BroadcastEffect, Effect } from './effects';
-import { StateShard } from './state-shard';
-
-/** Feeds facts to a shard like the Kafka adapter does and keeps what it published. */
-class Harness {
-  now = Date.parse('2026-01-01T00:00:30.000Z');
-  readonly shard: StateShard;
-
-  constructor(operators: readonly string[] = []) {
-    this.shard = new StateShard(() => this.now, undefined, operators);
-  }
-  readonly effects: Effect[] = [];
-
-  feed(...events: KpmEvent[]): this {
-    for (const event of events) this.effects.push(...this.shard.apply(event, timeOf(event)));
-    return this;
-  }
-
-  tick(ms: number): this {
-    this.now += ms;
-    this.effects.push(...this.shard.expire());
-    return this;
-  }
-
-  completions(): CommandCompleted[] {
-    return this.effects.flatMap((e) => (e.kind === 'completion' ? [e.completion] : []));
-  }
-
-  broadcasts(type?: string): BroadcastEffect[] {
-    return this.effects.flatMap((e) =>
-      e.kind === 'broadcast' && (!type || e.broadcastType === type) ? [e] : [],
-    );
-  }
-}
+import { ShardHarness } from './__fixtures__/shard-harness';
 
 const NAMES = ['ru-01', 'ru-02', 'ru-03'];
 const EXIT = { 'ru-01': 143, 'ru-02': 0, 'ru-03': 137 } as const;
@@ -61,7 +27,7 @@ const exits = (c: CommandCompleted) =>
 
 describe('StateShard: boot', () => {
   it('completes a boot as succeeded once every process is booted, with START and SUCCESS', () => {
-    const h = new Harness().feed(...bootAll());
+    const h = new ShardHarness().feed(...bootAll());
     const [done] = h.completions();
     expect(h.completions()).toHaveLength(1);
     expect(done).toMatchObject({
@@ -79,7 +45,7 @@ describe('StateShard: boot', () => {
   });
 
   it('fails a boot when any process fails, naming it by its place in the command', () => {
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       bootAccepted('boot-1', NAMES),
       booted('boot-1', 'ru-01'),
       bootFailed('boot-1', 'ru-02'),
@@ -96,7 +62,7 @@ describe('StateShard: boot', () => {
   });
 
   it('accepts boot facts that arrive before the boot.accepted and ignores duplicates', () => {
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       booted('boot-1', 'ru-01'),
       booted('boot-1', 'ru-01'),
       bootAccepted('boot-1', ['ru-01']),
@@ -107,7 +73,7 @@ describe('StateShard: boot', () => {
   });
 
   it('shows a process that died before its boot completed as DEAD in the completion', () => {
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       bootAccepted('boot-1', ['ru-01', 'ru-02']),
       booted('boot-1', 'ru-01'),
       terminated('ru-01', 3),
@@ -130,7 +96,7 @@ describe('StateShard: kill in every interleaving', () => {
     'order %s → one succeeded completion with exit codes',
     (order) => {
       const facts = killFacts();
-      const h = new Harness().feed(...bootAll());
+      const h = new ShardHarness().feed(...bootAll());
       for (const i of order) h.feed(facts[Number(i)]);
       const kills = h.completions().filter((c) => c.commandId === 'kill-1');
       expect(kills).toHaveLength(1);
@@ -146,7 +112,7 @@ describe('StateShard: kill in every interleaving', () => {
   it('completes once in all 720 orders of the kill.accepted, three terminations, a duplicate and a foreign one', () => {
     const facts = [...killFacts(), terminated('ru-01', 143), terminated('other', 9)];
     for (const order of permutations([0, 1, 2, 3, 4, 5])) {
-      const h = new Harness().feed(...bootAll(), ...order.map((i) => facts[i]));
+      const h = new ShardHarness().feed(...bootAll(), ...order.map((i) => facts[i]));
       const kills = h.completions().filter((c) => c.commandId === 'kill-1');
       expect(kills).toHaveLength(1);
       expect(exits(kills[0])).toEqual({
@@ -171,7 +137,7 @@ describe('StateShard: kill in every interleaving', () => {
         let [e, t] = [0, 0];
         for (let slot = 0; slot < 8; slot++)
           sequence.push(mask & (1 << slot) ? ends[t++] : processEvents[e++]);
-        const h = new Harness().feed(...sequence);
+        const h = new ShardHarness().feed(...sequence);
         expect(h.completions().map((c) => [c.commandId, c.status])).toEqual([
           ['boot-1', 'succeeded'],
           ['kill-1', 'succeeded'],
@@ -184,7 +150,7 @@ describe('StateShard: kill in every interleaving', () => {
   });
 
   it('keeps terminations that came before the process.booted and the kill.accepted', () => {
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       ...NAMES.map((n) => terminated(n, 1)),
       ...bootAll(),
       killAccepted('kill-1', [NAMES]),
@@ -196,7 +162,7 @@ describe('StateShard: kill in every interleaving', () => {
   });
 
   it('ignores duplicates and terminations of foreign uuids', () => {
-    const h = new Harness().feed(...bootAll(), killAccepted('kill-1', [['ru-01', 'ru-02']]));
+    const h = new ShardHarness().feed(...bootAll(), killAccepted('kill-1', [['ru-01', 'ru-02']]));
     h.feed(terminated('ru-01', 143), terminated('ru-01', 143), terminated('ru-03', 9));
     expect(h.completions().filter((c) => c.commandId === 'kill-1')).toHaveLength(0);
     h.feed(
@@ -211,7 +177,7 @@ describe('StateShard: kill in every interleaving', () => {
   });
 
   it("broadcasts each termination once with drunc's exact text", () => {
-    const h = new Harness().feed(...bootAll(), terminated('ru-02', 0), terminated('ru-02', 0));
+    const h = new ShardHarness().feed(...bootAll(), terminated('ru-02', 0), terminated('ru-02', 0));
     const updates = h.broadcasts('SUBPROCESS_STATUS_UPDATE');
     expect(updates).toHaveLength(1);
     expect(updates[0].text).toBe(
@@ -220,7 +186,7 @@ describe('StateShard: kill in every interleaving', () => {
   });
 
   it('completes an empty kill (nothing matched) at once', () => {
-    const h = new Harness().feed(killAccepted('kill-0', []));
+    const h = new ShardHarness().feed(killAccepted('kill-0', []));
     expect(h.completions()).toMatchObject([
       { commandId: 'kill-0', status: 'succeeded', processes: [] },
     ]);
@@ -228,7 +194,7 @@ describe('StateShard: kill in every interleaving', () => {
 
   it('times out with the pending uuids at timeoutSeconds after the kill.accepted, once', () => {
     const at = Date.parse('2026-01-01T00:00:30.000Z');
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       ...bootAll(),
       killAccepted('kill-1', [NAMES], { timeoutSeconds: 5, at }),
       terminated('ru-01', 143),
@@ -259,10 +225,10 @@ describe('StateShard: a kill with a progress timeout runs on while its pods keep
   });
   const kill = (timeoutSeconds: number) =>
     killAccepted('kill-1', [NAMES], { timeoutSeconds, progressTimeoutSeconds: 5, at });
-  const killsOf = (h: Harness) => h.completions().filter((c) => c.commandId === 'kill-1');
+  const killsOf = (h: ShardHarness) => h.completions().filter((c) => c.commandId === 'kill-1');
 
   it('moves the deadline to each ending plus the progress timeout, and completes once', () => {
-    const h = new Harness().feed(...bootAll(), kill(5));
+    const h = new ShardHarness().feed(...bootAll(), kill(5));
     h.now = at;
     h.feed(endedAt('ru-01', 4_000));
     expect(h.shard.nextDeadline()).toBe(at + 9_000);
@@ -274,7 +240,7 @@ describe('StateShard: a kill with a progress timeout runs on while its pods keep
   });
 
   it('times out once none ended for the progress timeout, and says so', () => {
-    const h = new Harness().feed(...bootAll(), kill(5));
+    const h = new ShardHarness().feed(...bootAll(), kill(5));
     h.now = at;
     h.feed(endedAt('ru-01', 4_000)).tick(9_000);
     expect(killsOf(h)).toMatchObject([
@@ -292,14 +258,14 @@ describe('StateShard: a kill with a progress timeout runs on while its pods keep
   });
 
   it('never times out before timeoutSeconds', () => {
-    const h = new Harness().feed(...bootAll(), kill(60), endedAt('ru-01', 1_000));
+    const h = new ShardHarness().feed(...bootAll(), kill(60), endedAt('ru-01', 1_000));
     expect(h.shard.nextDeadline()).toBe(at + 60_000);
   });
 
   it('a restore from the same facts arrives at the same deadline', () => {
     const facts = [...bootAll(), kill(5), endedAt('ru-01', 4_000), endedAt('ru-02', 7_000)];
-    const live = new Harness().feed(...facts);
-    const restored = new Harness();
+    const live = new ShardHarness().feed(...facts);
+    const restored = new ShardHarness();
     restored.shard.beginRestore();
     restored.feed(...facts);
     restored.shard.endRestore();
@@ -335,7 +301,7 @@ describe('StateShard: a timed-out kill says how far it got', () => {
       message: 'the process was not booted again within 5 s',
     },
   ])('$case', ({ facts, message }) => {
-    const h = new Harness().feed(...bootAll(), ...facts).tick(10_000);
+    const h = new ShardHarness().feed(...bootAll(), ...facts).tick(10_000);
     const timedOut = h.completions().filter((c) => c.commandId === 'k');
     expect(timedOut).toMatchObject([{ status: 'timed_out', errors: [{ message }] }]);
   });
@@ -343,7 +309,7 @@ describe('StateShard: a timed-out kill says how far it got', () => {
 
 describe('StateShard: restart reuses the uuid', () => {
   const restart = (...order: KpmEvent[]) =>
-    new Harness().feed(bootAccepted('boot-1', ['ru-01']), booted('boot-1', 'ru-01'), ...order);
+    new ShardHarness().feed(bootAccepted('boot-1', ['ru-01']), booted('boot-1', 'ru-01'), ...order);
 
   it('waits for the old pod to end and the new one to boot, then reports the new pod', () => {
     const h = restart(
@@ -418,14 +384,14 @@ describe('StateShard: restart reuses the uuid', () => {
 
 describe('StateShard: a restart of several processes (drunc restarts every uuid matched)', () => {
   const restart = (...order: KpmEvent[]) =>
-    new Harness().feed(
+    new ShardHarness().feed(
       bootAccepted('boot-1', ['ru-01', 'ru-02']),
       booted('boot-1', 'ru-01'),
       booted('boot-1', 'ru-02'),
       ...order,
     );
   const accepted = killAccepted('restart-2', [['ru-01', 'ru-02']], { kind: 'restart' });
-  const mine = (h: Harness) => h.completions().filter((c) => c.commandId === 'restart-2');
+  const mine = (h: ShardHarness) => h.completions().filter((c) => c.commandId === 'restart-2');
 
   // The boot-worker writes kill.accepted before it reboots anything; the watcher's terminations
   // may come at any point.
@@ -494,14 +460,14 @@ describe('StateShard: a restart of several processes (drunc restarts every uuid 
 
 describe('StateShard: rejected, logs, ps and flush', () => {
   it('turns command.rejected into a rejected completion with the errors, once', () => {
-    const h = new Harness().feed(rejected('bad-1'), rejected('bad-1'));
+    const h = new ShardHarness().feed(rejected('bad-1'), rejected('bad-1'));
     expect(h.completions()).toMatchObject([
       { commandId: 'bad-1', status: 'rejected', errors: [{ path: 'processes[0].name' }] },
     ]);
   });
 
   it('answers logs from logs.fetched', () => {
-    const h = new Harness().feed(...bootAll(), logsFetched('logs-1', 'ru-02'));
+    const h = new ShardHarness().feed(...bootAll(), logsFetched('logs-1', 'ru-02'));
     expect(h.completions().find((c) => c.commandId === 'logs-1')).toMatchObject({
       status: 'succeeded',
       logs: [{ uuid: uuidOf('ru-02'), lines: ['line 1', 'line 2'] }],
@@ -510,7 +476,7 @@ describe('StateShard: rejected, logs, ps and flush', () => {
   });
 
   it('answers ps from the table with the query applied', () => {
-    const h = new Harness().feed(...bootAll(), terminated('ru-02', 0));
+    const h = new ShardHarness().feed(...bootAll(), terminated('ru-02', 0));
     h.feed(
       command(CommandType.ps, 'ps-1', { names: ['^ru-0[12]$'] }),
       command(CommandType.ps, 'ps-1', {}),
@@ -523,7 +489,7 @@ describe('StateShard: rejected, logs, ps and flush', () => {
 
   it('answers ps in pages of at most limit, with a cursor while more follow', () => {
     const many = Array.from({ length: 7 }, (_, i) => `ru-${i}`);
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       bootAccepted('boot-7', many),
       ...many.map((n) => booted('boot-7', n)),
     );
@@ -542,7 +508,7 @@ describe('StateShard: rejected, logs, ps and flush', () => {
   });
 
   it('flush forgets DEAD processes only, with tombstones', () => {
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       ...bootAll(),
       terminated('ru-02', 0),
       command(CommandType.flush, 'flush-1', {}),
@@ -579,7 +545,7 @@ describe('StateShard: flush by another user', () => {
       `session "${SESSION}" belongs to user "daq", not "eve"`,
     ],
   ])('%s', (_, user, operators, refusal) => {
-    const h = new Harness(operators).feed(
+    const h = new ShardHarness(operators).feed(
       ...bootAll(),
       terminated('ru-02', 0),
       command(CommandType.flush, 'flush-1', {}, {}, user),
@@ -600,7 +566,7 @@ describe('StateShard: flush by another user', () => {
   });
 
   it('lets the next flush of the owner through after a refusal', () => {
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       ...bootAll(),
       terminated('ru-02', 0),
       command(CommandType.flush, 'flush-eve', {}, {}, 'eve'),
@@ -626,7 +592,7 @@ describe('StateShard: an end recorded before a flush', () => {
   const flush = command(CommandType.flush, 'flush-1', {});
 
   it('image pull: DEAD −1 ErrImagePull, flush, terminate → succeeded at once, never again', () => {
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       bootAccepted('boot-1', ['ru-01']),
       booted('boot-1', 'ru-01'),
       terminated('ru-01', -1, 1, SESSION, 'ErrImagePull'),
@@ -645,7 +611,7 @@ describe('StateShard: an end recorded before a flush', () => {
   });
 
   it("drunc's shell: restart, kill before start (−1 DeletedBeforeStart), flush, terminate → succeeded when the others end", () => {
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       ...bootAll(),
       killAccepted('restart-1', [['ru-01']], { kind: 'restart', pods: { 'ru-01': 1 } }),
       terminated('ru-01', 143, 1),
@@ -671,7 +637,7 @@ describe('StateShard: an end recorded before a flush', () => {
   });
 
   it('waits for the pod the boot-worker named, even before its process.booted is read', () => {
-    const h = new Harness().feed(...bootAll(), terminated('ru-01', 1, 1));
+    const h = new ShardHarness().feed(...bootAll(), terminated('ru-01', 1, 1));
     h.feed(killAccepted('kill-2', [['ru-01']], { pods: { 'ru-01': 2 } }));
     expect(h.shard.openCommand('kill-2')!.pending).toEqual([uuidOf('ru-01')]);
     h.feed(booted('boot-2', 'ru-01', 2), terminated('ru-01', 143, 2));
@@ -681,7 +647,7 @@ describe('StateShard: an end recorded before a flush', () => {
   });
 
   it('still waits for a pod of a flushed process that kpm never saw end', () => {
-    const h = new Harness().feed(
+    const h = new ShardHarness().feed(
       ...bootAll(),
       terminated('ru-01', 0),
       flush,
@@ -697,21 +663,6 @@ describe('StateShard: an end recorded before a flush', () => {
 });
 
 describe('StateShard: restore', () => {
-  /** A crashed shard's committed output, restored into a new one that replays the facts. */
-  function restoreFrom(before: Harness, replay: KpmEvent[]): Harness {
-    const after = new Harness();
-    after.now = before.now;
-    after.shard.beginRestore();
-    for (const c of before.completions()) after.shard.markCompleted(c.commandId);
-    for (const e of before.effects) {
-      if (e.kind === 'process') after.shard.table.load(e.instance);
-      if (e.kind === 'tombstone') after.shard.table.forget(e.uuid);
-    }
-    after.feed(...replay);
-    after.effects.push(...after.shard.endRestore());
-    return after;
-  }
-
   it('rebuilds an open kill without publishing anything again, then completes it once', () => {
     const history = [
       ...bootAll(),
@@ -719,8 +670,8 @@ describe('StateShard: restore', () => {
       terminated('ru-01', 143),
       terminated('ru-02', 0),
     ];
-    const before = new Harness().feed(...history);
-    const after = restoreFrom(before, history);
+    const before = new ShardHarness().feed(...history);
+    const after = before.restored(history);
     expect(after.effects).toEqual([]);
     expect(after.shard.openCommand('kill-1')!.pending).toEqual([uuidOf('ru-03')]);
     after.feed(terminated('ru-02', 0), terminated('ru-03', 137));
@@ -740,17 +691,14 @@ describe('StateShard: restore', () => {
         at: Date.parse('2026-01-01T00:00:30.000Z'),
       }),
     ];
-    const before = new Harness().feed(...history);
+    const before = new ShardHarness().feed(...history);
     before.now += 60_000;
-    const after = restoreFrom(before, history);
+    const after = before.restored(history);
     expect(after.completions()).toMatchObject([{ commandId: 'kill-1', status: 'timed_out' }]);
-    const again = restoreFrom(
-      Object.assign(new Harness(), {
-        effects: [...before.effects, ...after.effects],
-        now: after.now,
-      }),
-      history,
-    );
+    const again = Object.assign(new ShardHarness(), {
+      effects: [...before.effects, ...after.effects],
+      now: after.now,
+    }).restored(history);
     expect(again.completions()).toEqual([]);
   });
 
@@ -762,8 +710,8 @@ describe('StateShard: restore', () => {
       booted('boot-2', 'ru-01', 2),
       killAccepted('kill-9', [['ru-01']], { at: Date.parse('2026-01-01T00:01:00.000Z') }),
     ];
-    const before = new Harness().feed(...history);
-    const after = restoreFrom(before, history);
+    const before = new ShardHarness().feed(...history);
+    const after = before.restored(history);
     expect(after.shard.openCommand('kill-9')!.pending).toEqual([uuidOf('ru-01')]);
     expect(after.shard.table.get(uuidOf('ru-01'))).toMatchObject({ podUid: podOf('ru-01', 2) });
     expect(instance('ru-01', 2).podUid).toBe(podOf('ru-01', 2));
@@ -780,9 +728,9 @@ describe('StateShard: restore', () => {
       }),
       terminated('ru-02', 143),
     ];
-    const before = new Harness().feed(...history);
+    const before = new ShardHarness().feed(...history);
     expect(before.shard.openCommand('term-1')!.pending).toEqual([uuidOf('ru-03')]);
-    const after = restoreFrom(before, history);
+    const after = before.restored(history);
     expect(after.completions()).toEqual([]);
     expect(after.shard.openCommand('term-1')!.pending).toEqual([uuidOf('ru-03')]);
     expect(after.shard.table.get(uuidOf('ru-01'))).toBeUndefined();
@@ -799,7 +747,7 @@ describe('StateShard: restore', () => {
       terminated('ru-01', -1, 1, SESSION, 'ErrImagePull'),
       command(CommandType.flush, 'flush-1', {}),
     ];
-    const after = restoreFrom(new Harness().feed(...history), history);
+    const after = new ShardHarness().feed(...history).restored(history);
     after.feed(killAccepted('term-1', [['ru-01']], { kind: 'terminate', pods: { 'ru-01': 1 } }));
     expect(after.completions()).toMatchObject([{ commandId: 'term-1', status: 'succeeded' }]);
   });
