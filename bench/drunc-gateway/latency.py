@@ -1,9 +1,11 @@
 """Latency of each drunc ProcessManager RPC through kpm's drunc gateway, in one wire era, for a
 session of N processes, measured from the client's side of drunc's calls (each era's driver.py
 makes them as drunc's driver of that era does). Prints one JSON document:
-{N: {rpc: {calls, median_ms, p99_ms, max_ms}, "session": {boot_calls_ms, all_running_ms}}}:
+{N: {rpc: {calls, median_ms, p99_ms, max_ms}, "session": {boot_calls_ms, all_running_ms,
+boot_windows_ms}}}:
 the session's boot calls one after the other as drunc's driver sends them, from the first call
-to the last answer, and to the first ps that shows every process RUNNING.
+to the last answer, and to the first ps that shows every process RUNNING, and each boot call's
+send and answer in ms since the epoch.
 
     python latency.py --era current|enveloped --sizes 1,200   (KPM_DRUNC_GATEWAY,
         KPM_TEST_SESSION, KPM_TEST_USER, KPM_TEST_NODES as for the Python suites)
@@ -50,9 +52,14 @@ def current_session(address: str, user: str, session: str, nodes: list[str], n: 
         for _ in range(REPEAT):
             driver.describe()
         started = time.perf_counter()
-        booted = [driver.boot(r).values[0] for r in flat_session(user, session, nodes, n)]
+        booted, windows = [], []
+        for r in flat_session(user, session, nodes, n):
+            sent = time.time()
+            booted.append(driver.boot(r).values[0])
+            windows.append(call_window(sent))
         totals = session_totals(started, lambda: driver.ps(query(session=session)).values,
                                 driver.latencies, n, pm)
+        totals["boot_windows_ms"] = windows
         for _ in range(REPEAT):
             driver.ps(query(names=[".*"], session=session))
             driver.logs(pm.LogRequest(query=query(uuids=[booted[0].uuid.uuid]), how_far=100))
@@ -79,14 +86,17 @@ def enveloped_session(address: str, user: str, session: str, nodes: list[str], n
     requests = [boot_request(user, session, nodes[i % len(nodes)], f"app-{i:03d}",
                              [("daq_application", ["--name", f"app-{i:03d}"])], tree_id=f"0.1.{i}")
                 for i in range(n)]
-    booted = []
+    booted, windows = [], []
     started = time.perf_counter()
     for r in requests:
+        sent = time.time()
         answer = driver.boot(r)
+        windows.append(call_window(sent))
         assert answer.ok, answer.text
         booted.append(answer.data)
     totals = session_totals(started, lambda: driver.ps(query(session=session)).data.values,
                             driver.latencies, n, pm)
+    totals["boot_windows_ms"] = windows
     for _ in range(REPEAT):
         assert driver.ps(pm.ProcessQuery(names=[".*"])).ok
         driver.logs(pm.LogRequest(query=query(uuids=[booted[0].uuid.uuid]), how_far=100))
@@ -99,6 +109,12 @@ def enveloped_session(address: str, user: str, session: str, nodes: list[str], n
     assert driver.terminate(query()).ok
     assert driver.ps(query(user=user, session=session)).data.values == []
     return driver.latencies, totals
+
+
+def call_window(sent: float) -> list[float]:
+    """A call's send and answer, ms since the epoch: the bench lines them up with the command's
+    records on Kafka (their CreateTime), so where a boot call's time goes is read per step."""
+    return [round(sent * 1000, 1), round(time.time() * 1000, 1)]
 
 
 def session_totals(started: float, listed, latencies: list, n: int, pm) -> dict:

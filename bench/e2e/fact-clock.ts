@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { CommandType, CompletionType, ProcessEventType, TerminationType } from '@kpm/contracts';
+import type { BootRecords } from '../drunc-gateway/boot-call-steps';
 import { readRunTopics } from './run-topics';
 
 interface Accepted {
@@ -171,6 +172,27 @@ export class FactClock {
     );
     if (ended.length === 0) return moments;
     return { ...moments, firstFactAtMs: Math.min(...ended), lastFactAtMs: Math.max(...ended) };
+  }
+
+  /** The records of every boot of `session` whose completion has been seen, in no order. */
+  bootRecords(session: string): BootRecords[] {
+    const boots = (this.accepted.get(session) ?? []).filter(
+      (a) => a.type === ProcessEventType.bootAccepted,
+    );
+    return boots.flatMap((accepted) => {
+      const commandMs = this.commands.get(accepted.commandId);
+      const outcomes = this.bootOutcomes.get(accepted.commandId);
+      const completion = this.completions.get(accepted.commandId);
+      if (commandMs === undefined || !outcomes || !completion) return [];
+      return [
+        {
+          commandMs,
+          acceptedMs: accepted.atMs,
+          bootedMs: outcomes.firstAtMs,
+          completionMs: completion.atMs,
+        },
+      ];
+    });
   }
 
   async stop(): Promise<void> {

@@ -79,6 +79,13 @@ export class KpmServices {
     this.sampler = setInterval(() => this.sample(), 250);
   }
 
+  /** A running service's HTTP address (its API, metrics and health). */
+  url(service: ServiceName): string {
+    const child = this.processes.get(service);
+    if (!child) throw new Error(`${service} is not running`);
+    return child.url;
+  }
+
   /** Each service's resident memory now, in MB. */
   rss(): Record<string, number> {
     const now: Record<string, number> = {};
