@@ -76,6 +76,43 @@ describe('chooseCommand', () => {
     });
   });
 
+  it('asks for both windows’ first ids side by side, each once', async () => {
+    const asked: string[] = [];
+    const answers: Array<() => void> = [];
+    const slow = (id: string) => {
+      asked.push(id);
+      return new Promise<CommandLookup>((resolve) =>
+        answers.push(() => resolve({ state: 'unknown' })),
+      );
+    };
+    const choice = chooseCommand(idOf, slow, facts(false));
+    await Promise.resolve();
+    // Neither has answered yet, and both have been asked.
+    expect([...asked].sort()).toEqual(['w10a0', 'w9a0']);
+    answers.forEach((answer) => answer());
+    expect(await choice).toEqual({ kind: 'fresh', commandId: 'w10a0' });
+    expect(asked).toHaveLength(2);
+  });
+
+  it('a failed look-up ahead fails the call only if the walk reaches it', async () => {
+    const failing = (id: string) =>
+      id === 'w10a0'
+        ? Promise.reject(new Error('state service down'))
+        : Promise.resolve<CommandLookup>({ state: 'open' });
+    // The previous window's open command answers the call: the failure is never read.
+    expect(await chooseCommand(idOf, failing, facts(false))).toMatchObject({
+      kind: 'retry',
+      commandId: 'w9a0',
+    });
+    const unknownThenDown = (id: string) =>
+      id === 'w10a0'
+        ? Promise.reject(new Error('state service down'))
+        : Promise.resolve<CommandLookup>({ state: 'unknown' });
+    await expect(chooseCommand(idOf, unknownThenDown, facts(false))).rejects.toThrow(
+      'state service down',
+    );
+  });
+
   it('gives up walking after MAX_ATTEMPTS settled attempts', async () => {
     const everything = () => Promise.resolve(completed(1_000));
     const choice = await chooseCommand(idOf, everything, facts(true));
