@@ -106,6 +106,53 @@ describe('CommandsController: one route per command type', () => {
   });
 });
 
+describe('CommandsController: COMMAND_RECEIVED off the command’s way', () => {
+  /** A broadcaster whose sends stay in flight until `settle` is called. */
+  function slowBroadcaster(outcome: 'acked' | 'failed') {
+    const settles: Array<() => void> = [];
+    const broadcaster = {
+      broadcast: () =>
+        new Promise<void>((resolve, reject) =>
+          settles.push(() =>
+            outcome === 'acked' ? resolve() : reject(new Error('broker unreachable')),
+          ),
+        ),
+    } as unknown as Broadcaster;
+    return { broadcaster, settle: () => settles.forEach((s) => s()) };
+  }
+
+  function controllerWith(broadcaster: Broadcaster, acted: string[]) {
+    const producer = { send: () => Promise.resolve() } as unknown as EventProducer;
+    const handle = () => (acted.push('handled'), Promise.resolve([]));
+    const handlers = { boot: { handle } } as unknown as BootWorkerHandlers;
+    const metrics = new BootWorkerMetrics(new Registry());
+    return new CommandsController(settings, producer, broadcaster, handlers, metrics);
+  }
+
+  it('carries the command out while the acknowledgement is on its way, and ends once it is acked', async () => {
+    const { broadcaster, settle } = slowBroadcaster('acked');
+    const acted: string[] = [];
+    let done = false;
+    const delivered = deliver(controllerWith(broadcaster, acted), EXAMPLE_EVENTS[CommandType.boot]);
+    void delivered.then(() => (done = true));
+    await new Promise(setImmediate);
+    expect(acted).toEqual(['handled']);
+    expect(done).toBe(false);
+    settle();
+    await delivered;
+  });
+
+  it('fails the command when the acknowledgement cannot be sent, so that it is redelivered', async () => {
+    const { broadcaster, settle } = slowBroadcaster('failed');
+    const acted: string[] = [];
+    const delivered = deliver(controllerWith(broadcaster, acted), EXAMPLE_EVENTS[CommandType.boot]);
+    await new Promise(setImmediate);
+    settle();
+    await expect(delivered).rejects.toThrow('broker unreachable');
+    expect(acted).toEqual(['handled']);
+  });
+});
+
 describe('CommandsController: refusals and errors', () => {
   it('answers a refused command with command.rejected naming each field', async () => {
     const refusal = { path: 'processes[0].image', message: 'is not in the allow-list' };

@@ -89,11 +89,16 @@ export class CommandsController {
 
   private carryOut(command: KpmEvent, record: KafkaEventContext, handle: Handle): Promise<void> {
     return withCause(causeOf(command), async () => {
-      await this.acknowledge(command);
+      // COMMAND_RECEIVED goes out while the command is carried out, not before it: its round
+      // trip to Kafka is off the command's way. The producer keeps call order, so it still
+      // precedes every later broadcast; a failed send fails the command as before (redelivered).
+      const acknowledged = this.acknowledge(command);
+      acknowledged.catch(() => undefined);
       const context = commandContext(command, record);
       const refusals = await this.metrics.command(command.type, () =>
         this.handleOrReport(command, () => handle(context)),
       );
+      await acknowledged;
       if (refusals.length > 0) {
         const { id, type, subject } = command;
         await this.reject({ id, type, subject, ...whereIn(record) }, refusals);
