@@ -74,6 +74,8 @@ function stateReplica(n: number, afterReplayWindow = false): unknown[] {
   const broadcaster = new Broadcaster({} as EventProducer, settings);
   const records = new EffectRecords(settings.kafka.topicPrefix, '/kpm/bench', broadcaster);
   const view = new StateView(settings, {} as KafkaClient, new Readiness());
+  // As the coordinator wires them: the view's rows of owned sessions share the shard's parts.
+  view.shareWith((uuid) => shard.table.get(uuid));
   let now = Date.now();
   const feed = new DashboardFeed(view, () => now);
   feed.onModuleInit();

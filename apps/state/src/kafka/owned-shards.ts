@@ -33,6 +33,15 @@ export class OwnedShards {
     return [...this.shards.values()];
   }
 
+  /** The row of `uuid` in the shard that holds it, if this replica owns its session. */
+  instance(uuid: string): ProcessInstance | undefined {
+    for (const shard of this.shards.values()) {
+      const found = shard.table.get(uuid);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
   openCommand(commandId: string): OpenCommand | undefined {
     for (const shard of this.shards.values()) {
       const open = shard.openCommand(commandId);

@@ -69,7 +69,7 @@ export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy 
     settings: CoordinatorSettings,
     private readonly kafka: StateKafka,
     broadcaster: Broadcaster,
-    view: StateView,
+    private readonly view: StateView,
     private readonly metrics: StateMetrics,
     /** The clock of deadlines and snapshots (a test's virtual one, or the system's). */
     private readonly clock: Clock = systemClock,
@@ -78,6 +78,8 @@ export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy 
     const source = eventSource(settings.service, settings.instance);
     const records = new EffectRecords(settings.kafka.topicPrefix, source, broadcaster);
     this.shards = new OwnedShards(view);
+    // The view's rows of owned sessions share the shards' unchanging parts (view/shared-parts.ts).
+    view.shareWith((uuid) => this.shards.instance(uuid));
     this.input = new ShardInput(settings, groupId);
     this.output = new ShardOutput(
       records,
@@ -122,6 +124,7 @@ export class StateCoordinator implements PartitionStateHandler, OnModuleDestroy 
     const first = new Map<number, TransactionalRecord[]>();
     for (const [p, shard] of restored.shards) {
       this.shards.set(p, shard);
+      this.view.shareFrom(shard.table.all());
       first.set(p, this.output.ofRestore(p, restored.effects.get(p)!));
       this.snapshots.restored(p, restored.snapshots.get(p), restored.replayed.get(p)!);
     }

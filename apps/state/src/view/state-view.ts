@@ -22,6 +22,7 @@ import { byName, instanceMatcher } from '../domain/process-table';
 import { SHARD_HEADER } from '../kafka/effect-records';
 import { CatchUpBuffer } from './catch-up-buffer';
 import { CompletionCache } from './completion-cache';
+import { withSharedParts, type OwnedInstance } from './shared-parts';
 
 export type ViewEventKind = 'completion' | 'termination' | 'broadcast';
 
@@ -63,6 +64,8 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private buffer?: CatchUpBuffer;
   private applying = false;
   private readonly closing = new AbortController();
+  /** This replica's own rows, whose unchanging parts the view's rows share (shared-parts.ts). */
+  private ownInstance: OwnedInstance = () => undefined;
 
   constructor(
     private readonly settings: Pick<KpmSettings, 'instance' | 'kafka' | 'state'>,
@@ -113,6 +116,19 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.follower?.stop();
     this.events.complete();
     this.rowChanges.complete();
+  }
+
+  /** Where the rows of the sessions this replica owns are held (its shards). */
+  shareWith(ownInstance: OwnedInstance): void {
+    this.ownInstance = ownInstance;
+  }
+
+  /** Rows taken before a shard held their processes (a restore after the view caught up). */
+  shareFrom(instances: Iterable<ProcessInstance>): void {
+    for (const own of instances) {
+      const row = this.rows.get(own.uuid);
+      if (row) row.instance = withSharedParts(row.instance, own);
+    }
   }
 
   completion(commandId: string): CommandCompleted | undefined {
@@ -176,11 +192,12 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
     });
     if (!parsed.ok || parsed.event.type !== 'daq.kpm.process.instance.v1') return;
     const shard = record.headers[SHARD_HEADER];
+    const instance = withSharedParts(parsed.event.data, this.ownInstance(parsed.event.data.uuid));
     this.rows.set(record.key, {
-      instance: parsed.event.data,
+      instance,
       shard: shard === undefined ? undefined : Number(shard),
     });
-    this.rowChanges.next({ kind: 'upsert', instance: parsed.event.data });
+    this.rowChanges.next({ kind: 'upsert', instance });
   }
 
   private reportCatchUp(remaining: number): void {

@@ -125,7 +125,11 @@ export class StateBench {
   async start(partitions: readonly number[]): Promise<void> {
     // The state service only encodes its broadcasts (they go in its transactions).
     const broadcaster = new Broadcaster({} as never, this.settings);
-    const view = { select: () => [] } as unknown as StateView;
+    const view = {
+      select: () => [],
+      shareWith: () => undefined,
+      shareFrom: () => undefined,
+    } as unknown as StateView;
     const metrics = new StateMetrics(new Registry());
     this.metrics = metrics;
     this.coordinator = new StateCoordinator(

@@ -1,0 +1,89 @@
+import { buildEvent, encodeEvent, ProcessTableType, type ProcessInstance } from '@kpm/contracts';
+import { loadSettings } from '@kpm/config';
+import type { InboundRecord, KafkaClient } from '@kpm/kafka';
+import { Readiness } from '@kpm/service-kit';
+import { SHARD_HEADER } from '../kafka/effect-records';
+import { StateView } from './state-view';
+
+const settings = loadSettings('state', { KPM_INSTANCE: 'test' });
+
+function instance(status: ProcessInstance['statusCode'] = 'RUNNING'): ProcessInstance {
+  return {
+    uuid: '0b0e8f5e-0000-4000-8000-000000000001',
+    description: {
+      metadata: { user: 'daq', session: 'run-1', name: 'ru-1' },
+      executableAndArguments: [{ exec: 'daq_application', args: ['-n', 'ru-1'] }],
+      env: { RUN: '42' },
+    },
+    restriction: { allowedHosts: ['np04-srv-001'] },
+    statusCode: status,
+    namespace: 'run-1',
+    podName: 'ru-1',
+    podUid: 'pod-1',
+    role: 'application',
+    bootedAt: '2026-11-28T10:00:00.000Z',
+  };
+}
+
+/** The `kpm.processes` record the owner writes for `row`, as the view reads it. */
+function rowRecord(row: ProcessInstance, offset: number): InboundRecord {
+  const event = buildEvent({
+    id: `row-${offset}`,
+    type: ProcessTableType.processInstance,
+    source: '/kpm/state/test',
+    subject: row.description.metadata.session,
+    data: row,
+  });
+  const { value } = encodeEvent(event);
+  return {
+    topic: `${settings.kafka.topicPrefix}.processes`,
+    partition: 0,
+    offset: String(offset),
+    key: row.uuid,
+    value: Buffer.from(value),
+    headers: { [SHARD_HEADER]: '0' },
+    timestamp: '0',
+  };
+}
+
+/** A caught-up view, fed records as its follower would. */
+function caughtUpView() {
+  const view = new StateView(settings, {} as KafkaClient, new Readiness());
+  const internals = view as unknown as {
+    take(record: InboundRecord): void;
+    reportCatchUp(remaining: number): void;
+  };
+  internals.reportCatchUp(0);
+  return { view, take: (record: InboundRecord) => internals.take(record) };
+}
+
+describe('StateView: rows of owned sessions share the shard’s unchanging parts', () => {
+  it('a row taken while the shard holds its process keeps the shard’s description and hosts', () => {
+    const own = instance();
+    const { view, take } = caughtUpView();
+    view.shareWith((uuid) => (uuid === own.uuid ? own : undefined));
+    take(rowRecord(instance('DEAD'), 1));
+    const [row] = view.select({});
+    expect(row.instance.statusCode).toBe('DEAD');
+    expect(row.instance.description).toBe(own.description);
+    expect(row.instance.restriction).toBe(own.restriction);
+  });
+
+  it('a row taken before the shard was restored is shared once it is (shareFrom)', () => {
+    const { view, take } = caughtUpView();
+    take(rowRecord(instance(), 1));
+    const own = instance();
+    expect(view.select({})[0].instance.description).not.toBe(own.description);
+    view.shareFrom([own]);
+    const [row] = view.select({});
+    expect(row.instance.description).toBe(own.description);
+    expect(row.instance).toEqual(own);
+  });
+
+  it('a session this replica does not own keeps the rows as read', () => {
+    const { view, take } = caughtUpView();
+    view.shareWith(() => undefined);
+    take(rowRecord(instance(), 1));
+    expect(view.select({})[0].instance).toEqual(instance());
+  });
+});
