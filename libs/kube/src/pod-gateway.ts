@@ -32,6 +32,16 @@ export class PodGateway {
     return { pods: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
   }
 
+  /** kpm's pods of `namespace` that `selector` also selects (label selector syntax). */
+  async listSelected(namespace: string, selector: string): Promise<V1Pod[]> {
+    const labelSelector = `${this.labels.creatorSelector()},${selector}`;
+    const list = await withKubeRetry(
+      () => this.core.listNamespacedPod({ namespace, labelSelector }),
+      this.retry,
+    );
+    return list.items;
+  }
+
   /** kpm's pods, in any namespace, whose uuid label is one of `uuids` (at most 100 a call). */
   async listWithUuids(uuids: readonly string[]): Promise<V1Pod[]> {
     if (uuids.length === 0) return [];

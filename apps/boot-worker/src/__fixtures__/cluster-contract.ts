@@ -13,9 +13,11 @@
  */
 import type { V1ConfigMap, V1Pod, V1Service } from '@kubernetes/client-node';
 import { eventually } from '@kpm/common';
+import type { Role } from '@kpm/contracts';
 import { failureOf } from '@kpm/kube';
 import { randomUUID } from 'node:crypto';
 import type { Cluster } from '../cluster/cluster';
+import type { ProcessPod } from '../cluster/process-pod';
 
 /** How a pod's container behaves on its node (kwok's annotations, the fake's script). */
 export type PodBehaviour =
@@ -62,9 +64,17 @@ export function kpmPod(
   cluster: Cluster,
   namespace: string,
   name: string,
-  options: { uuid?: string; finalizer?: boolean; processName?: string } = {},
+  options: {
+    uuid?: string;
+    finalizer?: boolean;
+    processName?: string;
+    /** The role label; null: none (a pod older than the label), its role derived. */
+    role?: Role | null;
+    treeId?: string;
+  } = {},
 ): V1Pod {
   const { labels } = cluster;
+  const role = options.role === undefined ? 'application' : options.role;
   return {
     metadata: {
       name,
@@ -73,7 +83,8 @@ export function kpmPod(
         [labels.creator]: 'kpm',
         [labels.uuid]: options.uuid ?? randomUUID(),
         [labels.session]: namespace,
-        [labels.role]: 'application',
+        ...(role === null ? {} : { [labels.role]: role }),
+        ...(options.treeId === undefined ? {} : { [labels.treeId]: options.treeId }),
         [labels.app]: name,
       },
       annotations: options.processName ? { [labels.nameAnnotation]: options.processName } : {},
@@ -319,6 +330,34 @@ const podCases: ContractCase[] = [
         `${s2}/c`,
       ]);
       expect(await cluster.pods.withUuids([])).toEqual([]);
+    },
+  },
+  {
+    name: 'pods: named(session, podNames) reads only those pods of the session; inRole(session, role) those in the role, a pod without the label by its derived role',
+    run: async (cluster, env) => {
+      const [s1, s2] = [
+        await session(cluster, env, 'named-a'),
+        await session(cluster, env, 'named-b'),
+      ];
+      const infra = 'infrastructure-applications';
+      await create(cluster, env, kpmPod(cluster, s1, 'ru-1'), UNTIL_DELETED);
+      await create(cluster, env, kpmPod(cluster, s1, 'ru-2'), UNTIL_DELETED);
+      await create(cluster, env, kpmPod(cluster, s1, 'cs', { role: infra }), UNTIL_DELETED);
+      const old = kpmPod(cluster, s1, 'old', { role: null, treeId: '1' });
+      await create(cluster, env, old, UNTIL_DELETED);
+      await create(cluster, env, kpmPod(cluster, s2, 'ru-1'), UNTIL_DELETED);
+      const names = (found: ProcessPod[]) => found.map((p) => `${p.session}/${p.podName}`).sort();
+      expect(names(await cluster.pods.named(s1, ['ru-1', 'cs', 'absent']))).toEqual([
+        `${s1}/cs`,
+        `${s1}/ru-1`,
+      ]);
+      expect(await cluster.pods.named(s1, [])).toEqual([]);
+      // `old` has no role label: tree id 1 is outside the controllers' tree, infrastructure.
+      expect(names(await cluster.pods.inRole(s1, infra))).toEqual([`${s1}/cs`, `${s1}/old`]);
+      expect(names(await cluster.pods.inRole(s1, 'application'))).toEqual([
+        `${s1}/ru-1`,
+        `${s1}/ru-2`,
+      ]);
     },
   },
   {

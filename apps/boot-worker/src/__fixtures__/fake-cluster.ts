@@ -259,6 +259,20 @@ export class FakeCluster implements Cluster {
         this.call('pods.list', () =>
           this.processesWhere((p) => uuids.includes(p.metadata?.labels?.[this.labels.uuid] ?? '')),
         ),
+      named: (session, podNames) =>
+        this.call('pods.list', () =>
+          this.processesWhere(
+            (p) =>
+              p.metadata?.labels?.[this.labels.session] === session &&
+              podNames.includes(p.metadata?.labels?.[this.labels.app] ?? ''),
+          ),
+        ),
+      inRole: (session, role) =>
+        this.call('pods.list', () =>
+          this.processesWhere((p) => p.metadata?.labels?.[this.labels.session] === session).filter(
+            (p) => p.role === role,
+          ),
+        ),
       create: (pod) => this.call('pods.create', () => this.createPod(pod, true)),
       read: (namespace, name) =>
         this.call('pods.read', () => {

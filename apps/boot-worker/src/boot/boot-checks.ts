@@ -5,7 +5,7 @@
  */
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { BootCommand, FieldError } from '@kpm/contracts';
-import { milliOf, type NodeVerdict } from '@kpm/kube';
+import { milliOf, podNameOf, type NodeVerdict } from '@kpm/kube';
 import type { Cluster } from '../cluster/cluster';
 import type { ProcessPod } from '../cluster/process-pod';
 import type { EndingRule } from '../cluster/pod-state';
@@ -17,10 +17,19 @@ import type { NetworkSettings } from './process-network';
 import type { PlannedProcess } from './planned-process';
 import { namespaceView } from './session-ownership';
 
+/**
+ * A boot of at most this many processes reads only the session's pods its names would collide
+ * with; a larger one reads the whole session in one list (as many lists of names would cost more).
+ */
+export const NAMED_READ_AT_MOST = 100;
+
 /** What the cluster holds that a boot's rules look at. */
 export interface ClusterProcesses {
+  /** The session's processes the boot's names or uuids could collide with (or all of them). */
   existing: ProcessPod[];
   elsewhere: ProcessPod[];
+  /** The session's infrastructure applications, among them a running connection server. */
+  infrastructure: ProcessPod[];
 }
 
 export class BootChecks {
@@ -115,11 +124,24 @@ export class BootChecks {
   async processesFor({ session, processes: specs }: BootCommand): Promise<ClusterProcesses> {
     const { pods } = this.cluster;
     const chosen = specs.flatMap((spec) => (spec.uuid ? [spec.uuid] : []));
-    const [existing, elsewhere] = await Promise.all([
-      pods.processes(session),
-      chosen.length > 0 ? pods.withUuids(chosen) : Promise.resolve([]),
+    const podNames = [...new Set(specs.map((spec) => podNameOf(spec.name)))];
+    const elsewhere = chosen.length > 0 ? pods.withUuids(chosen) : Promise.resolve([]);
+    if (podNames.length > NAMED_READ_AT_MOST) {
+      const [existing, found] = await Promise.all([pods.processes(session), elsewhere]);
+      const infrastructure = existing.filter((p) => p.role === 'infrastructure-applications');
+      return { existing, elsewhere: found, infrastructure };
+    }
+    // A drunc driver boots one process a call: reading the whole session each time made a call
+    // grow with the session (a 400-process one read 400 pods per call).
+    const [named, found, infrastructure] = await Promise.all([
+      pods.named(session, podNames),
+      elsewhere,
+      pods.inRole(session, 'infrastructure-applications'),
     ]);
-    return { existing, elsewhere };
+    const sameSession = found.filter(
+      (p) => p.session === session && !named.some((n) => n.podName === p.podName),
+    );
+    return { existing: [...named, ...sameSession], elsewhere: found, infrastructure };
   }
 
   /** A restart's stored spec through the rules a boot passes (it may predate today's settings). */

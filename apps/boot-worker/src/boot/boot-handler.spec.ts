@@ -13,6 +13,7 @@ import {
   type Fixture,
 } from '../__fixtures__/boot-worker-fixture';
 import type { PodScript } from '../__fixtures__/fake-cluster';
+import { NAMED_READ_AT_MOST } from './boot-checks';
 
 /** A kpm configuration file holding `config` (JSON is YAML), for settings with no variable. */
 function configFile(config: unknown): string {
@@ -167,6 +168,22 @@ describe('BootHandler: refusals and failures', () => {
     ]);
     expect(f.facts.length).toBe(before);
     expect(f.cluster.timeline(/create pod/)).toEqual(['+0s create pod run-7/ru-01']);
+  });
+
+  it.each<[string, number]>([
+    ['one process: only its own name is read', 1],
+    [`more than ${NAMED_READ_AT_MOST}: the whole session is read`, NAMED_READ_AT_MOST + 1],
+  ])('refuses a running name whichever way the session is read (%s)', async (_how, n) => {
+    const f = fixture();
+    await run(f, boot([spec('ru-01', '0.1.1'), spec('ru-02', '0.1.2')]), 'boot-1');
+    const others = Array.from({ length: n - 1 }, (_, i) => spec(`df-${i}`, `0.2.${i}`));
+    const refusals = await run(f, boot([...others, spec('ru-02', '0.1.2')]), 'boot-2');
+    expect(refusals).toEqual([
+      {
+        path: `processes[${n - 1}].name`,
+        message: expect.stringMatching(/^"ru-02" is already running in session "run-7"/),
+      },
+    ]);
   });
 
   it('refuses a session whose namespace another user owns', async () => {

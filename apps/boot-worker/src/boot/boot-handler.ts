@@ -70,9 +70,9 @@ export class BootHandler {
         const server = processes.some((p) =>
           isConnectionServer(p, this.settings.connectionServerName),
         );
-        // The processes listed above are the session's still, unless its namespace was
-        // Terminating and has been replaced since: then they are listed again.
-        const listed = namespace?.metadata?.deletionTimestamp ? undefined : found.existing;
+        // The infrastructure read above is the session's still, unless its namespace was
+        // Terminating and has been replaced since: then it is read again.
+        const listed = namespace?.metadata?.deletionTimestamp ? undefined : found.infrastructure;
         if (!server)
           run.context.connectionServer = await this.booter.sessionConnectionServer(session, listed);
         await this.bootInOrder(processes, run);

@@ -146,11 +146,13 @@ export class ProcessBooter {
    */
   async sessionConnectionServer(
     session: string,
-    /** The session's processes when just read (a boot's checks): not listed again. */
-    processes?: readonly ProcessPod[],
+    /** The session's infrastructure applications when just read (a boot's checks). */
+    infrastructure?: readonly ProcessPod[],
   ): Promise<string | undefined> {
     if (this.settings.localhostAlias === 'none') return undefined;
-    const running = (processes ?? (await this.cluster.pods.processes(session))).find(
+    const candidates =
+      infrastructure ?? (await this.cluster.pods.inRole(session, 'infrastructure-applications'));
+    const running = candidates.find(
       (p) =>
         isDruncConnectionServer(
           { role: p.role, spec: { name: p.name } },

@@ -7,6 +7,7 @@
  * table tests run a boot, a kill's grace periods or a restart in milliseconds.
  */
 import type { V1ConfigMap, V1Namespace, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { Role } from '@kpm/contracts';
 import type { KpmLabels, NodeVerdict } from '@kpm/kube';
 import type { ProcessPod } from './process-pod';
 
@@ -42,6 +43,13 @@ export interface ProcessPods {
   processes(session?: string): Promise<ProcessPod[]>;
   /** kpm's processes in any session that carry one of `uuids`. */
   withUuids(uuids: readonly string[]): Promise<ProcessPod[]>;
+  /**
+   * kpm's processes of `session` whose pod is named one of `podNames`: what a boot's own names
+   * collide with, read without reading the whole session.
+   */
+  named(session: string, podNames: readonly string[]): Promise<ProcessPod[]>;
+  /** kpm's processes of `session` in `role` (a pod without a role label: by its derived role). */
+  inRole(session: string, role: Role): Promise<ProcessPod[]>;
   /** Creates the pod in its namespace; a taken name fails with a `conflict` (`failureOf`). */
   create(pod: V1Pod): Promise<V1Pod>;
   /** The pod if it exists and is kpm's. */

@@ -3,6 +3,7 @@
  * the node directory and watch-based waits, built once from the kubeconfig and the settings.
  */
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
+import type { Role } from '@kpm/contracts';
 import type { KpmSettings } from '@kpm/config';
 import {
   ConfigMapGateway,
@@ -113,6 +114,25 @@ class KubePods implements ProcessPods {
     const extra = session ? { [this.labels.session]: session } : {};
     const { pods } = await this.gateway.list(extra, session);
     return this.asProcesses(pods);
+  }
+
+  async named(session: string, podNames: readonly string[]): Promise<ProcessPod[]> {
+    const found: ProcessPod[] = [];
+    for (let i = 0; i < podNames.length; i += UUIDS_PER_LIST) {
+      const names = podNames.slice(i, i + UUIDS_PER_LIST).join(',');
+      const selector = `${this.labels.session}=${session},${this.labels.app} in (${names})`;
+      found.push(...this.asProcesses(await this.gateway.listSelected(session, selector)));
+    }
+    return found;
+  }
+
+  async inRole(session: string, role: Role): Promise<ProcessPod[]> {
+    const inSession = `${this.labels.session}=${session}`;
+    const [labelled, unlabelled] = await Promise.all([
+      this.gateway.listSelected(session, `${inSession},${this.labels.role}=${role}`),
+      this.gateway.listSelected(session, `${inSession},!${this.labels.role}`),
+    ]);
+    return this.asProcesses([...labelled, ...unlabelled]).filter((p) => p.role === role);
   }
 
   async withUuids(uuids: readonly string[]): Promise<ProcessPod[]> {
