@@ -30,8 +30,20 @@ import { processPodOf, type ProcessPod } from './process-pod';
 /** Logs are a convenience: one short retry, never the full API deadline. */
 const LOG_RETRY: KubeRetryOptions = { deadlineMs: 3_000 };
 
-/** A label selector's `in (...)` holds at most this many uuids. */
-const UUIDS_PER_LIST = 100;
+/** A label selector's `in (...)` holds at most this many values (uuids, pod names). */
+const VALUES_PER_SELECTOR = 100;
+
+/** One list per `VALUES_PER_SELECTOR` values, one after the other, their pods together. */
+async function listInChunks(
+  values: readonly string[],
+  list: (chunk: readonly string[]) => Promise<V1Pod[]>,
+): Promise<V1Pod[]> {
+  const found: V1Pod[] = [];
+  for (let i = 0; i < values.length; i += VALUES_PER_SELECTOR) {
+    found.push(...(await list(values.slice(i, i + VALUES_PER_SELECTOR))));
+  }
+  return found;
+}
 
 export class KubeCluster implements Cluster {
   readonly labels: KpmLabels;
@@ -117,13 +129,11 @@ class KubePods implements ProcessPods {
   }
 
   async named(session: string, podNames: readonly string[]): Promise<ProcessPod[]> {
-    const found: ProcessPod[] = [];
-    for (let i = 0; i < podNames.length; i += UUIDS_PER_LIST) {
-      const names = podNames.slice(i, i + UUIDS_PER_LIST).join(',');
-      const selector = `${this.labels.session}=${session},${this.labels.app} in (${names})`;
-      found.push(...this.asProcesses(await this.gateway.listSelected(session, selector)));
-    }
-    return found;
+    const inSession = `${this.labels.session}=${session}`;
+    const pods = await listInChunks(podNames, (names) =>
+      this.gateway.listSelected(session, `${inSession},${this.labels.app} in (${names.join(',')})`),
+    );
+    return this.asProcesses(pods);
   }
 
   async inRole(session: string, role: Role): Promise<ProcessPod[]> {
@@ -136,12 +146,9 @@ class KubePods implements ProcessPods {
   }
 
   async withUuids(uuids: readonly string[]): Promise<ProcessPod[]> {
-    const found: ProcessPod[] = [];
-    for (let i = 0; i < uuids.length; i += UUIDS_PER_LIST) {
-      const pods = await this.gateway.listWithUuids(uuids.slice(i, i + UUIDS_PER_LIST));
-      found.push(...this.asProcesses(pods));
-    }
-    return found;
+    return this.asProcesses(
+      await listInChunks(uuids, (chunk) => this.gateway.listWithUuids(chunk)),
+    );
   }
 
   create(pod: V1Pod): Promise<V1Pod> {
