@@ -1,26 +1,10 @@
 import type { ProcessInstance } from '@kpm/contracts';
+import { instance } from '../domain/__fixtures__/facts';
 import { sameData, withSharedParts } from './shared-parts';
 
 /** A row as parsed from its own record: every object its own. */
 function parsed(overrides: Partial<ProcessInstance> = {}): ProcessInstance {
-  return JSON.parse(
-    JSON.stringify({
-      uuid: 'u-1',
-      description: {
-        metadata: { user: 'daq', session: 'run-1', name: 'ru-1' },
-        executableAndArguments: [{ exec: 'daq_application', args: ['-n', 'ru-1'] }],
-        env: { RUN: '42' },
-      },
-      restriction: { allowedHosts: ['np04-srv-001'] },
-      statusCode: 'RUNNING',
-      namespace: 'run-1',
-      podName: 'ru-1',
-      podUid: 'pod-1',
-      role: 'application',
-      bootedAt: '2026-11-28T10:00:00.000Z',
-      ...overrides,
-    }),
-  ) as ProcessInstance;
+  return JSON.parse(JSON.stringify({ ...instance('ru-1'), ...overrides })) as ProcessInstance;
 }
 
 describe('withSharedParts', () => {

@@ -2,27 +2,14 @@ import { buildEvent, encodeEvent, ProcessTableType, type ProcessInstance } from 
 import { loadSettings } from '@kpm/config';
 import type { InboundRecord, KafkaClient } from '@kpm/kafka';
 import { Readiness } from '@kpm/service-kit';
+import { instance } from '../domain/__fixtures__/facts';
 import { SHARD_HEADER } from '../kafka/effect-records';
 import { StateView } from './state-view';
 
 const settings = loadSettings('state', { KPM_INSTANCE: 'test' });
 
-function instance(status: ProcessInstance['statusCode'] = 'RUNNING'): ProcessInstance {
-  return {
-    uuid: '0b0e8f5e-0000-4000-8000-000000000001',
-    description: {
-      metadata: { user: 'daq', session: 'run-1', name: 'ru-1' },
-      executableAndArguments: [{ exec: 'daq_application', args: ['-n', 'ru-1'] }],
-      env: { RUN: '42' },
-    },
-    restriction: { allowedHosts: ['np04-srv-001'] },
-    statusCode: status,
-    namespace: 'run-1',
-    podName: 'ru-1',
-    podUid: 'pod-1',
-    role: 'application',
-    bootedAt: '2026-11-28T10:00:00.000Z',
-  };
+function row(statusCode: ProcessInstance['statusCode'] = 'RUNNING'): ProcessInstance {
+  return { ...instance('ru-1'), statusCode };
 }
 
 /** The `kpm.processes` record the owner writes for `row`, as the view reads it. */
@@ -59,31 +46,31 @@ function caughtUpView() {
 
 describe('StateView: rows of owned sessions share the shard’s unchanging parts', () => {
   it('a row taken while the shard holds its process keeps the shard’s description and hosts', () => {
-    const own = instance();
+    const own = row();
     const { view, take } = caughtUpView();
     view.shareWith((uuid) => (uuid === own.uuid ? own : undefined));
-    take(rowRecord(instance('DEAD'), 1));
-    const [row] = view.select({});
-    expect(row.instance.statusCode).toBe('DEAD');
-    expect(row.instance.description).toBe(own.description);
-    expect(row.instance.restriction).toBe(own.restriction);
+    take(rowRecord(row('DEAD'), 1));
+    const [seen] = view.select({});
+    expect(seen.instance.statusCode).toBe('DEAD');
+    expect(seen.instance.description).toBe(own.description);
+    expect(seen.instance.restriction).toBe(own.restriction);
   });
 
   it('a row taken before the shard was restored is shared once it is (shareFrom)', () => {
     const { view, take } = caughtUpView();
-    take(rowRecord(instance(), 1));
-    const own = instance();
+    take(rowRecord(row(), 1));
+    const own = row();
     expect(view.select({})[0].instance.description).not.toBe(own.description);
     view.shareFrom([own]);
-    const [row] = view.select({});
-    expect(row.instance.description).toBe(own.description);
-    expect(row.instance).toEqual(own);
+    const [seen] = view.select({});
+    expect(seen.instance.description).toBe(own.description);
+    expect(seen.instance).toEqual(own);
   });
 
   it('a session this replica does not own keeps the rows as read', () => {
     const { view, take } = caughtUpView();
     view.shareWith(() => undefined);
-    take(rowRecord(instance(), 1));
-    expect(view.select({})[0].instance).toEqual(instance());
+    take(rowRecord(row(), 1));
+    expect(view.select({})[0].instance).toEqual(row());
   });
 });
