@@ -38,6 +38,13 @@ const CLOCK_TICKS_PER_SECOND = 100;
  * kpm's image runs them, with their Deployments' V8 flags; built first when a source is newer), under a topic prefix and label
  * domain of the bench's own; their memory sampled while they run.
  */
+/** A service's memory as its metrics tell it, MB. */
+export interface MemoryParts {
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+}
+
 export class KpmServices {
   readonly peakMb: Record<string, number> = {};
   private readonly processes = new Map<ServiceName, ServiceProcess>();
@@ -108,13 +115,29 @@ export class KpmServices {
 
   /** Each service's V8 heap in use, in MB (its `kpm_nodejs_heap_size_used_bytes`). */
   async heapMb(): Promise<Record<string, number>> {
-    const now: Record<string, number> = {};
+    const parts = await this.memoryParts();
+    return Object.fromEntries(Object.entries(parts).map(([service, p]) => [service, p.heapUsedMb]));
+  }
+
+  /**
+   * Where each service's memory is, in MB, from its own metrics: the V8 heap in use and as
+   * reserved, and the memory outside it that V8 is told of (Buffers, ArrayBuffers).
+   */
+  async memoryParts(): Promise<Record<string, MemoryParts>> {
+    const now: Record<string, MemoryParts> = {};
     for (const [service, child] of this.processes) {
       const metrics = await fetch(`${child.url}/metrics`)
         .then((response) => response.text())
         .catch(() => '');
-      const used = /^kpm_nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(metrics)?.[1];
-      if (used !== undefined) now[service] = Math.round(Number(used) / 2 ** 20);
+      const mb = (name: string) => {
+        const value = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1];
+        return value === undefined ? undefined : Math.round(Number(value) / 2 ** 20);
+      };
+      const heapUsedMb = mb('kpm_nodejs_heap_size_used_bytes');
+      const heapTotalMb = mb('kpm_nodejs_heap_size_total_bytes');
+      const externalMb = mb('kpm_nodejs_external_memory_bytes');
+      if (heapUsedMb !== undefined && heapTotalMb !== undefined && externalMb !== undefined)
+        now[service] = { heapUsedMb, heapTotalMb, externalMb };
     }
     return now;
   }

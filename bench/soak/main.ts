@@ -1,7 +1,8 @@
 /**
  * `npm run bench:soak`: kpm over time. Several sessions are booted, restarted, killed and
  * flushed over and over (with ps and logs between) at a stated command rate, on the stack's
- * simulated nodes, for `--minutes` (default 30). Every minute: each service's RSS and V8 heap,
+ * simulated nodes, for `--minutes` (default 30). Every minute: each service's RSS and V8 heap
+ * (in use, reserved, and the Buffers outside it),
  * the command latency and the termination lag percentiles. At the end every session is
  * terminated and the ledger checked: every command exactly one completion, every pod exactly one
  * termination.
@@ -23,6 +24,7 @@ import {
   checkTable,
   driftTable,
   minuteOf,
+  memoryTable,
   minuteTable,
   soakPlot,
   type CommandSample,
@@ -113,7 +115,7 @@ async function cycle(
 
 /** Each minute: the memory now, and the latency and lag of what ended during that minute. */
 class Minutes {
-  private readonly memory = new Map<number, Pick<SoakMinute, 'rssMb' | 'heapMb'>>();
+  private readonly memory = new Map<number, Pick<SoakMinute, 'rssMb' | 'heapMb' | 'memory'>>();
   private readonly startMs = Date.now();
 
   constructor(
@@ -129,7 +131,12 @@ class Minutes {
 
   /** The memory now, at the end of `minute`. */
   async sample(minute: number): Promise<void> {
-    this.memory.set(minute, { rssMb: this.services.rss(), heapMb: await this.services.heapMb() });
+    const rssMb = this.services.rss();
+    const memory = await this.services.memoryParts();
+    const heapMb = Object.fromEntries(
+      Object.entries(memory).map(([service, parts]) => [service, parts.heapUsedMb]),
+    );
+    this.memory.set(minute, { rssMb, heapMb, memory });
     log(`minute ${minute}: ${JSON.stringify(this.memory.get(minute))}`);
   }
 
@@ -204,6 +211,7 @@ async function report(minutes: SoakMinute[], result: SoakCheck, options: Options
     `${options.minutes} minutes, ${options.sessions} sessions of ${options.processes} processes, at most ${options.rate} commands/s`,
     `## Minute by minute\n\n${minuteTable(minutes)}`,
     `## Drift\n\n${driftTable(minutes)}`,
+    `## Where the memory went\n\n${memoryTable(minutes)}`,
     `## Nothing lost\n\n${checkTable(result)}`,
   ]
     .join('\n\n')

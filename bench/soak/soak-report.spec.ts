@@ -1,4 +1,4 @@
-import { checkTable, driftTable, minuteOf, type SoakMinute } from './soak-report';
+import { checkTable, driftTable, memoryTable, minuteOf, type SoakMinute } from './soak-report';
 
 const minute = (n: number, rss: number, p99: number): SoakMinute => ({
   ...minuteOf(n, [{ type: 'boot', endedAtMs: 0, ms: p99, ok: true }], []),
@@ -31,6 +31,20 @@ describe('the soak report', () => {
   it('against the first minute when the run is too short for minute 5', () => {
     const lines = driftTable([minute(1, 100, 10), minute(2, 104, 10)]).split('\n');
     expect(lines[0]).toMatch(/\| minute 1 +\| minute 2 +\|/);
+  });
+
+  it('splits each RSS into the heap in use and reserved, the Buffers and the rest', () => {
+    const sampled = (n: number, rss: number, heapTotalMb: number): SoakMinute => ({
+      ...minute(n, rss, 10),
+      memory: { state: { heapUsedMb: 40, heapTotalMb, externalMb: 10 } },
+    });
+    const lines = memoryTable([sampled(5, 130, 60), sampled(6, 150, 62)]).split('\n');
+    expect(lines[0]).toMatch(/\| service +\| MB +\| minute 5 +\| minute 6 +\| change MB +\|/);
+    expect(lines[2]).toMatch(/^\| state +\| RSS +\| 130 +\| 150 +\| \+20 +\|$/);
+    expect(lines[4]).toMatch(/^\| state +\| V8 heap reserved +\| 60 +\| 62 +\| \+2 +\|$/);
+    expect(lines[6]).toMatch(/^\| state +\| the rest of the RSS +\| 60 +\| 78 +\| \+18 +\|$/);
+    // Results written before the parts were sampled have no such table.
+    expect(memoryTable([minute(5, 100, 10), minute(6, 100, 10)])).toBe('');
   });
 
   it('names what was lost or doubled', () => {

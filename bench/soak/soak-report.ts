@@ -1,5 +1,6 @@
 import type { TopLevelSpec } from 'vega-lite/build/index';
 import { table } from '../harness';
+import type { MemoryParts } from '../e2e/kpm-services';
 import { percentile } from '../e2e/stats';
 
 /** One command the soak sent: when it ended, how long it took, whether it succeeded. */
@@ -23,6 +24,8 @@ export interface SoakMinute {
   lagP99?: number;
   rssMb: Record<string, number>;
   heapMb: Record<string, number>;
+  /** Where each service's memory is (absent in results written before it was sampled). */
+  memory?: Record<string, MemoryParts>;
 }
 
 export interface SoakCheck {
@@ -40,7 +43,7 @@ export function minuteOf(
   minute: number,
   samples: readonly CommandSample[],
   lags: readonly number[],
-): Omit<SoakMinute, 'rssMb' | 'heapMb'> {
+): Omit<SoakMinute, 'rssMb' | 'heapMb' | 'memory'> {
   const ms = samples.map((s) => s.ms);
   const pct = (values: readonly number[], p: number) =>
     values.length ? Math.round(percentile(values, p)) : 0;
@@ -97,6 +100,48 @@ export function driftTable(minutes: readonly SoakMinute[]): string {
       const change = from ? (to - from) / from : 0;
       const pct = `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} %`;
       return [what, String(from), String(to), pct, Math.abs(change) <= 0.05 ? 'yes' : 'no'];
+    }),
+  );
+}
+
+/**
+ * Where each service's RSS went between the drift table's two minutes: the V8 heap in use and
+ * as reserved, the memory outside it V8 is told of (Buffers), and the rest of the RSS (code,
+ * stacks, the allocator's own pages), which no metric names.
+ */
+export function memoryTable(minutes: readonly SoakMinute[]): string {
+  const full = minutes.filter((m) => m.memory && Object.keys(m.memory).length > 0);
+  if (full.length < 2) return '';
+  const base = full.find((m) => m.minute === 5 && full[full.length - 1].minute > 5) ?? full[0];
+  const last = full[full.length - 1];
+  const parts = (m: SoakMinute, service: string): Array<[string, number]> => {
+    const p = m.memory![service];
+    const rss = m.rssMb[service];
+    return [
+      ['RSS', rss],
+      ['V8 heap in use', p.heapUsedMb],
+      ['V8 heap reserved', p.heapTotalMb],
+      ['outside the heap, told to V8', p.externalMb],
+      ['the rest of the RSS', rss - p.heapTotalMb - p.externalMb],
+    ];
+  };
+  const services = Object.keys(last.memory!)
+    .filter((s) => base.memory![s] && base.rssMb[s] !== undefined && last.rssMb[s] !== undefined)
+    .sort();
+  return table(
+    ['service', 'MB', `minute ${base.minute}`, `minute ${last.minute}`, 'change MB'],
+    services.flatMap((service) => {
+      const to = parts(last, service);
+      return parts(base, service).map(([what, from], i) => {
+        const change = to[i][1] - from;
+        return [
+          service,
+          what,
+          String(from),
+          String(to[i][1]),
+          `${change >= 0 ? '+' : ''}${change}`,
+        ];
+      });
     }),
   );
 }
