@@ -42,10 +42,10 @@ export class DeployedKpm {
         KPM_INSTANCE: 'drunc-gateway-bench',
         KPM_STATE_URL: services.url('state'),
         KPM_DRUNC_GATEWAY_PORT: String(port),
-        NODE_OPTIONS: SERVICE_V8_FLAGS.join(' '),
         ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
       },
       await ensureServiceBuilt('drunc-gateway', log),
+      SERVICE_V8_FLAGS,
     );
     await gateway.start(180_000);
     return new DeployedKpm(runId, clock, `grpc://127.0.0.1:${port}`, lab, services, gateway);

@@ -33,11 +33,6 @@ export function cpuMs(pid: number): number | undefined {
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat's times, on every architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/**
- * kpm's three services as child processes, compiled (`node dist/apps/<service>/src/main.js`, as
- * kpm's image runs them, with their Deployments' V8 flags; built first when a source is newer), under a topic prefix and label
- * domain of the bench's own; their memory sampled while they run.
- */
 /** A service's memory as its metrics tell it, MB. */
 export interface MemoryParts {
   heapUsedMb: number;
@@ -45,6 +40,11 @@ export interface MemoryParts {
   externalMb: number;
 }
 
+/**
+ * kpm's three services as child processes, compiled (`node dist/apps/<service>/src/main.js`, as
+ * kpm's image runs them, with their Deployments' V8 flags; built first when a source is newer), under a topic prefix and label
+ * domain of the bench's own; their memory sampled while they run.
+ */
 export class KpmServices {
   readonly peakMb: Record<string, number> = {};
   private readonly processes = new Map<ServiceName, ServiceProcess>();
@@ -68,8 +68,6 @@ export class KpmServices {
       KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
       KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
       KAFKAJS_NO_PARTITIONER_WARNING: '1',
-      // As their Deployments run them (deploy/base).
-      NODE_OPTIONS: SERVICE_V8_FLAGS.join(' '),
       ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
       ...this.extraEnv,
     };
@@ -78,7 +76,8 @@ export class KpmServices {
   async start(log: (message: string) => void = () => undefined): Promise<void> {
     for (const service of SERVICES) {
       const entry = await ensureServiceBuilt(service, log);
-      const child = new ServiceProcess(service, this.env(service), entry);
+      // With their Deployments' V8 flags (deploy/base), on the command line as there.
+      const child = new ServiceProcess(service, this.env(service), entry, SERVICE_V8_FLAGS);
       await child.start(180_000);
       this.processes.set(service, child);
     }

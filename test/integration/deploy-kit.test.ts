@@ -19,6 +19,7 @@ import type {
 } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { loadSettings } from '@kpm/config';
+import { SERVICE_V8_FLAGS } from '@kpm/service-kit/v8-flags';
 import { REAL_NODE_LABEL } from '@kpm/stack';
 import {
   adminKubeConfig,
@@ -89,7 +90,11 @@ describe.each(KIT_DIRS)('deploy/%s renders', (dir) => {
       const { spec, pod, container } = workload(service);
       expect(container.image).toMatch(/^[^@]+(:[\w][\w.-]*|@sha256:[0-9a-f]{64})$/);
       expect(container.image).not.toMatch(/:latest$/);
-      expect(container.command).toEqual(['node', `dist/apps/${service}/src/main.js`]);
+      expect(container.command).toEqual([
+        'node',
+        ...SERVICE_V8_FLAGS,
+        `dist/apps/${service}/src/main.js`,
+      ]);
       expect(pod.serviceAccountName).toBe(SERVICE_ACCOUNTS[service]);
       // Service links would put KPM_DRUNC_GATEWAY_PORT=tcp://… into every pod: a kpm setting.
       expect(pod.enableServiceLinks).toBe(false);

@@ -44,6 +44,8 @@ export class ServiceProcess {
     private readonly env: Record<string, string>,
     /** The compiled entry (dist/apps/<service>/src/main.js) to run instead of the sources. */
     private readonly entry?: string,
+    /** `node` options before the entry (a Deployment's V8 flags). */
+    private readonly nodeArgs: readonly string[] = [],
   ) {}
 
   /** Starts the service and resolves with its URL once `upPath` (default `/readyz`) answers 200. */
@@ -53,7 +55,7 @@ export class ServiceProcess {
     const main = this.entry
       ? [this.entry]
       : ['--require', 'tsx/cjs', join(root, 'apps', this.service, 'src', 'main.ts')];
-    const child = spawn(process.execPath, [...childNodeArgs(), ...main], {
+    const child = spawn(process.execPath, [...this.nodeArgs, ...childNodeArgs(), ...main], {
       cwd: root,
       env: { ...LOCAL_SERVICE_SETTINGS, ...process.env, ...this.env, KPM_HTTP_PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { SERVICE_V8_FLAGS } from './v8-flags';
 
 const deploy = join(__dirname, '..', '..', '..', 'deploy');
@@ -12,27 +13,62 @@ function yamlFiles(dir: string): string[] {
   });
 }
 
+interface Container {
+  command?: string[];
+  env?: Array<{ name: string; value?: string }>;
+}
+
+/** Every container of every Deployment in deploy/, with the file it is in. */
+function containers(): Array<{ file: string; container: Container }> {
+  return yamlFiles(deploy).flatMap((path) =>
+    parseAllDocuments(readFileSync(path, 'utf8')).flatMap((doc) => {
+      const object = doc.toJS() as {
+        spec?: { template?: { spec?: { containers?: Container[] } } };
+      };
+      const file = path.slice(deploy.length + 1);
+      return (object?.spec?.template?.spec?.containers ?? []).map((container) => ({
+        file,
+        container,
+      }));
+    }),
+  );
+}
+
 describe('SERVICE_V8_FLAGS', () => {
-  const settings = yamlFiles(deploy).flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(/name: NODE_OPTIONS, value: ([^}]+?) \}/g)].map(
-      (match) => [file.slice(deploy.length + 1), match[1]] as const,
-    ),
+  const all = containers();
+  const commands = all.flatMap(({ file, container }) =>
+    container.command?.[0] === 'node' ? [[file, container.command.slice(1)] as const] : [],
+  );
+  const nodeOptions = all.flatMap(({ file, container }) =>
+    (container.env ?? [])
+      .filter((variable) => variable.name === 'NODE_OPTIONS')
+      .map((variable) => [file, (variable.value ?? '').split(' ')] as const),
   );
 
-  it('finds the NODE_OPTIONS of every kpm service in deploy/ (base and production sizes)', () => {
-    const files = new Set(settings.map(([file]) => file));
-    for (const service of ['boot-worker', 'watcher', 'state', 'drunc-gateway']) {
-      expect(files).toContain(`base/${service}.yaml`);
-    }
-    expect(files).toContain('overlays/production/sizes.yaml');
+  it('finds the command of every kpm service in deploy/base', () => {
+    const entries = commands.map(([file, args]) => `${file}: ${args[args.length - 1]}`).sort();
+    expect(entries).toEqual(
+      ['boot-worker', 'drunc-gateway', 'state', 'watcher'].map(
+        (service) => `base/${service}.yaml: dist/apps/${service}/src/main.js`,
+      ),
+    );
   });
 
-  it('are in every NODE_OPTIONS of deploy/, as `kpm services up` and the benchmarks pass them', () => {
-    for (const [file, options] of settings) {
-      expect({
+  it('are every command’s flags before its entry, as `kpm services up` and the benchmarks pass them', () => {
+    for (const [file, args] of commands) {
+      expect({ file, flags: args.slice(0, -1) }).toEqual({ file, flags: SERVICE_V8_FLAGS });
+    }
+  });
+
+  it('leave NODE_OPTIONS the heap’s cap alone (it refuses --optimize-for-size)', () => {
+    expect(nodeOptions.map(([file]) => file)).toEqual(
+      expect.arrayContaining(['base/state.yaml', 'overlays/production/sizes.yaml']),
+    );
+    for (const [file, options] of nodeOptions) {
+      expect({ file, options }).toEqual({
         file,
-        flags: SERVICE_V8_FLAGS.filter((f) => options.split(' ').includes(f)),
-      }).toEqual({ file, flags: SERVICE_V8_FLAGS });
+        options: [expect.stringMatching(/^--max-old-space-size=\d+$/)],
+      });
     }
   });
 });
