@@ -112,12 +112,6 @@ export class KpmServices {
     return now;
   }
 
-  /** Each service's V8 heap in use, in MB (its `kpm_nodejs_heap_size_used_bytes`). */
-  async heapMb(): Promise<Record<string, number>> {
-    const parts = await this.memoryParts();
-    return Object.fromEntries(Object.entries(parts).map(([service, p]) => [service, p.heapUsedMb]));
-  }
-
   /**
    * Where each service's memory is, in MB, from its own metrics: the V8 heap in use and as
    * reserved, and the memory outside it that V8 is told of (Buffers, ArrayBuffers).

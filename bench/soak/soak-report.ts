@@ -79,14 +79,28 @@ export function minuteTable(minutes: readonly SoakMinute[]): string {
 }
 
 /**
+ * The two minutes a drift is measured between: minute 5 (or the first, in a run shorter than 6
+ * minutes) and the last, among the minutes `sampled` keeps; none with fewer than two.
+ */
+function driftSpan(
+  minutes: readonly SoakMinute[],
+  sampled: (minute: SoakMinute) => boolean,
+): { base: SoakMinute; last: SoakMinute } | undefined {
+  const full = minutes.filter(sampled);
+  if (full.length < 2) return undefined;
+  const last = full[full.length - 1];
+  const base = full.find((m) => m.minute === 5 && last.minute > 5) ?? full[0];
+  return { base, last };
+}
+
+/**
  * The issue's goal: RSS and latency at the last minute within 5 % of minute 5 (or of the first
  * minute, in a run shorter than 6 minutes). One row per figure: minute 5, last, change.
  */
 export function driftTable(minutes: readonly SoakMinute[]): string {
-  const full = minutes.filter((m) => Object.keys(m.rssMb).length > 0);
-  if (full.length < 2) return '';
-  const base = full.find((m) => m.minute === 5 && full[full.length - 1].minute > 5) ?? full[0];
-  const last = full[full.length - 1];
+  const span = driftSpan(minutes, (m) => Object.keys(m.rssMb).length > 0);
+  if (!span) return '';
+  const { base, last } = span;
   const rows: Array<[string, number, number]> = [
     ...Object.keys(last.rssMb)
       .sort()
@@ -110,10 +124,12 @@ export function driftTable(minutes: readonly SoakMinute[]): string {
  * stacks, the allocator's own pages), which no metric names.
  */
 export function memoryTable(minutes: readonly SoakMinute[]): string {
-  const full = minutes.filter((m) => m.memory && Object.keys(m.memory).length > 0);
-  if (full.length < 2) return '';
-  const base = full.find((m) => m.minute === 5 && full[full.length - 1].minute > 5) ?? full[0];
-  const last = full[full.length - 1];
+  const span = driftSpan(
+    minutes,
+    (m) => m.memory !== undefined && Object.keys(m.memory).length > 0,
+  );
+  if (!span) return '';
+  const { base, last } = span;
   const parts = (m: SoakMinute, service: string): Array<[string, number]> => {
     const p = m.memory![service];
     const rss = m.rssMb[service];
