@@ -2,13 +2,17 @@
  * The CLI as scripts and other machines use it, against the real services on the local stack:
  * `kpm ps --json` piped into another program delivers all of a listing over 1 MiB, and the CLI
  * packed with `npm pack` and installed into an empty directory (no checkout, no .kpm) lists the
- * processes of a session given only `--brokers` or `KPM_KAFKA_BROKERS`.
+ * processes of a session given only `--brokers` or `KPM_KAFKA_BROKERS`, with its code cache and
+ * its tracing.
  */
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -67,6 +71,12 @@ function plainEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   delete env.KPM_HOME;
   delete env.KPM_KAFKA_BROKERS;
   return env;
+}
+
+/** The names in a `kpm ps --json` listing, sorted. */
+function listedNames(json: string): string[] {
+  const listed = JSON.parse(json) as Array<{ description: { metadata: { name: string } } }>;
+  return listed.map((p) => p.description.metadata.name).sort();
 }
 
 async function bootSession(name: string, processCount: number, envBytes: number): Promise<string> {
@@ -146,9 +156,53 @@ it('the packed CLI, installed in an empty directory, runs kpm ps with --brokers 
     env: plainEnv({ KPM_TOPIC_PREFIX: h.prefix, KPM_KAFKA_BROKERS: brokers }),
   });
   expect(byEnv).toMatchObject({ code: 0, stderr: '' });
-  const names = (JSON.parse(byEnv.stdout) as Array<{ description: { metadata: { name: string } } }>)
-    .map((p) => p.description.metadata.name)
-    .sort();
-  expect(names).toEqual(['ru-0', 'ru-1']);
+  expect(listedNames(byEnv.stdout)).toEqual(['ru-0', 'ru-1']);
+  const listsBoth = (result: { code: number; stdout: string; stderr: string }) => {
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(listedNames(result.stdout)).toEqual(['ru-0', 'ru-1']);
+  };
+
+  // The bundle's code cache: written by the first run of a command, taken by the next; one V8
+  // refuses (here: garbage) is compiled afresh and written again, the command unharmed.
+  const cacheHome = join(scratch, 'cache');
+  const cachedEnv = plainEnv({
+    KPM_TOPIC_PREFIX: h.prefix,
+    KPM_KAFKA_BROKERS: brokers,
+    XDG_CACHE_HOME: cacheHome,
+  });
+  const psArgs = ['ps', '--session', session, '--json'];
+  listsBoth(await run(kpm, psArgs, { cwd: app, env: cachedEnv }));
+  const [bundleCache] = readdirSync(join(cacheHome, 'kpm'));
+  const cacheFile = join(cacheHome, 'kpm', bundleCache, 'ps.v8cache');
+  expect(statSync(cacheFile).size).toBeGreaterThan(100_000);
+  listsBoth(await run(kpm, psArgs, { cwd: app, env: cachedEnv }));
+  writeFileSync(cacheFile, 'not a code cache');
+  listsBoth(await run(kpm, psArgs, { cwd: app, env: cachedEnv }));
+  expect(statSync(cacheFile).size).toBeGreaterThan(100_000);
+
+  // Tracing from the package: the bundle's OpenTelemetry API and the SDK beside it in
+  // node_modules share one tracer provider, so the command's span reaches the exporter.
+  const received: string[] = [];
+  const otlp = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      received.push(`${request.url} ${body}`);
+      response.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => otlp.listen(0, '127.0.0.1', resolve));
+  const { port } = otlp.address() as AddressInfo;
+  try {
+    const traced = await run(kpm, psArgs, {
+      cwd: app,
+      env: { ...cachedEnv, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
+    });
+    listsBoth(traced);
+  } finally {
+    otlp.close();
+  }
+  // The CLI flushes its spans before it exits: the export is in by now.
+  expect(received.some((r) => r.startsWith('/v1/traces ') && r.includes('"kpm ps"'))).toBe(true);
   await client.terminate({ session, user: 'alice' }, { wait: true });
 });

@@ -48,9 +48,13 @@ export function liveText(p: LiveProcess, colours: Colours): string {
   return p.statusCode === 'RUNNING' ? colours.red(p.live.phase) : colours.dim(p.live.phase);
 }
 
-/** By session, then tree id (`0`, `0.1`, `0.1.1`, `0.2`, `1` …), processes without one last. */
+/**
+ * By session, then tree id (`0`, `0.1`, `0.1.1`, `0.2`, `1` …), processes without one last.
+ * Names compare by code unit: sessions and pod names are DNS labels, and `localeCompare`'s
+ * first call loads ICU's collator, 40 ms of a `kpm boot --wait` of 17 processes.
+ */
 function treeOrder(a: ProcessInstance, b: ProcessInstance): number {
-  const session = a.description.metadata.session.localeCompare(b.description.metadata.session);
+  const session = ordinal(a.description.metadata.session, b.description.metadata.session);
   if (session !== 0) return session;
   const [ta, tb] = [a.description.metadata.treeId, b.description.metadata.treeId];
   if (ta === undefined || tb === undefined) {
@@ -62,7 +66,11 @@ function treeOrder(a: ProcessInstance, b: ProcessInstance): number {
       if (d !== 0) return d;
     }
   }
-  return ROLES.indexOf(a.role) - ROLES.indexOf(b.role) || a.podName.localeCompare(b.podName);
+  return ROLES.indexOf(a.role) - ROLES.indexOf(b.role) || ordinal(a.podName, b.podName);
+}
+
+function ordinal(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function exitText(code: number | undefined, colours: Colours): string {
