@@ -42,6 +42,7 @@ export {
   boundedFieldErrors,
   MORE_ERRORS_PATH,
   validateData,
+  validateFrozen,
   toFieldErrors,
   type FieldError,
   type ContractClass,

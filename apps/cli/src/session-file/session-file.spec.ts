@@ -66,6 +66,8 @@ describe('session file', () => {
     expect(ru.env).toEqual({ DUNEDAQ_PARTITION: 'run-42', PORT: '9090' });
     expect(ru.treeId).toBe('1.10.1');
     expect(ru.annotations).toEqual({ 'sim.kpm.daq/exit-code': '3', 'sim.kpm.daq/run-ms': '2000' });
+    // Frozen: the client's check before it publishes the boot passes it without a second look.
+    expect(Object.isFrozen(result.boot) && Object.isFrozen(ru.env)).toBe(true);
   });
 
   it('asks for an all-or-nothing boot in the file or on the command line', () => {

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
-import { validateData, BootCommand, type FieldError } from '@kpm/contracts';
+import { validateFrozen, BootCommand, type FieldError } from '@kpm/contracts';
 import type { Boot } from '@kpm/client';
 import { pathSegments, YamlLocator, type Location } from './yaml-locator';
 
@@ -86,7 +86,7 @@ export function parseSessionFile(
     const message = 'is required: name the session in the file or with --session';
     return { ok: false, problems: [{ line: 1, column: 1, path: 'session', message }] };
   }
-  const checked = validateData(BootCommand, boot);
+  const checked = validateFrozen(BootCommand, boot);
   if (checked.ok) return { ok: true, boot: checked.value };
   return { ok: false, problems: checked.errors.map((e) => locate(e, locator, overrides)) };
 }

@@ -52,6 +52,7 @@ export function validateData<T extends object>(
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return { ok: false, errors: [{ path: '', message: 'must be a JSON object' }] };
   }
+  if (frozenValid.get(plain) === cls) return { ok: true, value: plain as T };
   const oversize = oversizeArrays(cls, plain);
   if (oversize.length > 0) return { ok: false, errors: boundedFieldErrors(oversize) };
   const value = plainToInstance(cls, plain);
@@ -64,6 +65,34 @@ export function validateData<T extends object>(
   return errors.length === 0
     ? { ok: true, value }
     : { ok: false, errors: boundedFieldErrors(errors) };
+}
+
+/** Values {@link validateFrozen} passed, with the class they passed as: they cannot change. */
+const frozenValid = new WeakMap<object, ContractClass>();
+
+/**
+ * {@link validateData}, its value then frozen to the last leaf: validating that value again as
+ * the same class (the client's check before it publishes a session file's boot) returns it at
+ * once, since nothing in it can have changed. A 200-process boot validated twice spent 76 ms on
+ * the second time in the CLI.
+ */
+export function validateFrozen<T extends object>(
+  cls: ContractClass<T>,
+  plain: unknown,
+): Validated<T> {
+  const checked = validateData(cls, plain);
+  if (checked.ok) {
+    deepFreeze(checked.value);
+    frozenValid.set(checked.value, cls);
+  }
+  return checked;
+}
+
+function deepFreeze(value: object): void {
+  for (const child of Object.values(value) as unknown[]) {
+    if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) deepFreeze(child);
+  }
+  Object.freeze(value);
 }
 
 /** The path of the entry that counts the errors left out. */
