@@ -30,10 +30,11 @@ void main();
 /**
  * The bundle as `require` would load it, with V8's code cache: compiling the 3 MB file and the
  * functions a command runs is a third of the bundle's load. The first run of each bundle
- * (per Node version) writes what V8 compiled, at exit, to the user's cache directory
- * (`$XDG_CACHE_HOME/kpm`, else `~/.cache/kpm`); later runs start from it. V8 checks the cache
- * against the source and its own flags and compiles afresh from a mismatched one. Nothing
- * is cached where that directory cannot be written, or with KPM_CLI_CODE_CACHE=0.
+ * (per Node version and command) writes what V8 compiled, at exit, under kpm's cache directory
+ * (`KPM_CACHE_DIR`, else `$XDG_CACHE_HOME/kpm`, else `~/.cache/kpm`, as the local stack's
+ * tools), in `cli-code-cache/`; later runs start from it. V8 checks the cache against the
+ * source and its own flags and compiles afresh from a mismatched one. Nothing is cached where
+ * that directory cannot be written, or with KPM_CLI_CODE_CACHE=0.
  */
 function loadBundle(file) {
   const Module = require('node:module');
@@ -66,11 +67,12 @@ function loadBundle(file) {
 function codeCacheFile(file, stat) {
   if (process.env.KPM_CLI_CODE_CACHE === '0') return undefined;
   const home = require('node:os').homedir();
-  const root = process.env.XDG_CACHE_HOME || (home ? join(home, '.cache') : undefined);
-  if (!root) return undefined;
+  const cacheHome = process.env.XDG_CACHE_HOME || (home ? join(home, '.cache') : undefined);
+  const kpmCache = process.env.KPM_CACHE_DIR || (cacheHome && join(cacheHome, 'kpm'));
+  if (!kpmCache) return undefined;
   const bundleKey = `${process.version}-${process.arch}-${stat.size}-${Math.trunc(stat.mtimeMs)}`;
   const command = /^[a-z][a-z-]{0,20}$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
-  return join(root, 'kpm', `cli-${bundleKey}`, `${command}.v8cache`);
+  return join(kpmCache, 'cli-code-cache', bundleKey, `${command}.v8cache`);
 }
 
 function readIfThere(file) {
@@ -94,7 +96,7 @@ function writeQuietly(file, data) {
     for (const entry of fs.readdirSync(bundles, { withFileTypes: true })) {
       const path = join(bundles, entry.name);
       const stale = () => fs.statSync(path).mtimeMs < Date.now() - 86_400_000;
-      if (entry.name.startsWith('cli-') && path !== dirname(file) && stale()) {
+      if (path !== dirname(file) && stale()) {
         fs.rmSync(path, { recursive: true, force: true });
       }
     }

@@ -1,12 +1,16 @@
 /**
- * `npm run bench:cli -- [--n 17] [--rounds 7] [--variant label:KEY=VALUE,KEY=VALUE]…`: what the
+ * `npm run bench:cli -- [--n 17] [--rounds 7] [--variant label:KEY=VALUE,KEY=VALUE]…
+ * [--baseline CHECKOUT]`: what the
  * CLI adds around a command, as an operator waits for it. Each round boots a session of N with
  * `kpm boot --wait` and ends it with `kpm terminate --wait`, once per variant (the CLI's
  * environment), the variants alternating so the machine's noise falls on each alike. From the
  * records' CreateTime on Kafka: the CLI's start to its command, the completion to its exit, and
  * the whole CLI minus accepted → completion (the goal: ≤ 300 ms). Default variants: the CLI
- * without its code cache and with it (bin/kpm.js).
+ * without its code cache and with it (bin/kpm.js). `--baseline` adds, first, the CLI of another
+ * checkout (an older commit, built there with `npm run build`) as it runs there.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ProcessEventType } from '@kpm/contracts';
 import { table } from '../harness';
 import { openBenchRun, releaseSessions } from '../e2e/bench-env';
@@ -17,12 +21,16 @@ import { cliStartRows, type CliStartSample } from './cli-start-report';
 interface Variant {
   label: string;
   env: Record<string, string>;
+  /** Another checkout's bin/kpm.js; else this one's. */
+  bin?: string;
 }
 
-const USAGE = 'usage: bench:cli [--n N] [--rounds R] [--variant label:KEY=VALUE,…]…';
+const USAGE =
+  'usage: bench:cli [--n N] [--rounds R] [--variant label:KEY=VALUE,…]… [--baseline CHECKOUT]';
 
 function parseOptions(argv: string[]): { n: number; rounds: number; variants: Variant[] } {
   const options = { n: 17, rounds: 7, variants: [] as Variant[] };
+  let baseline: Variant | undefined;
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === '--n' && /^[1-9]\d*$/.test(value ?? '')) options.n = Number(value);
@@ -31,6 +39,8 @@ function parseOptions(argv: string[]): { n: number; rounds: number; variants: Va
       const [label, assignments] = splitAt(value, ':');
       const env = Object.fromEntries(assignments.split(',').map((a) => splitAt(a, '=')));
       options.variants.push({ label, env });
+    } else if (flag === '--baseline' && value && existsSync(join(value, 'bin', 'kpm.js'))) {
+      baseline = { label: 'baseline', env: {}, bin: join(value, 'bin', 'kpm.js') };
     } else throw new Error(`bench:cli: bad argument ${flag} ${value ?? ''}\n${USAGE}`);
   }
   if (options.variants.length === 0) {
@@ -39,6 +49,7 @@ function parseOptions(argv: string[]): { n: number; rounds: number; variants: Va
       { label: 'code cache', env: {} },
     ];
   }
+  if (baseline) options.variants.unshift(baseline);
   return options;
 }
 
@@ -75,7 +86,7 @@ async function main(): Promise<void> {
             ProcessEventType.killAccepted,
           ],
         ] as const) {
-          const cli = await runCli([...args], env);
+          const cli = await runCli([...args], env, variant.bin);
           if (cli.exitCode !== 0)
             throw new Error(`kpm ${command} exited ${cli.exitCode}: ${cli.stderr}`);
           const fact = await clock.command(session, accepted, 60_000);

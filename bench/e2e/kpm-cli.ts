@@ -51,21 +51,22 @@ export interface CliRun {
 /**
  * Runs `kpm <args>` as a user of the package would: bin/kpm.js running the compiled CLI
  * (`KPM_CLI_COMPILED=1`, compiled by {@link buildCompiledCli} at the start of the run). Its wall
- * time and exit code.
+ * time and exit code. `bin`: another checkout's bin/kpm.js, compiled there (`bench:cli`'s
+ * baseline).
  */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  bin: string = join(root, 'bin', 'kpm.js'),
+): Promise<CliRun> {
   const started = performance.now();
   const startedAtMs = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...childNodeArgs(), join(root, 'bin', 'kpm.js'), ...args],
-      {
-        cwd: root,
-        env: { ...process.env, ...env, KPM_USER: 'bench', KPM_CLI_COMPILED: '1' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...childNodeArgs(), bin, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env, KPM_USER: 'bench', KPM_CLI_COMPILED: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     child.on('error', reject);

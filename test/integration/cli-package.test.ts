@@ -164,16 +164,16 @@ it('the packed CLI, installed in an empty directory, runs kpm ps with --brokers 
 
   // The bundle's code cache: written by the first run of a command, taken by the next; one V8
   // refuses (here: garbage) is compiled afresh and written again, the command unharmed.
-  const cacheHome = join(scratch, 'cache');
+  const cacheDir = join(scratch, 'cache');
   const cachedEnv = plainEnv({
     KPM_TOPIC_PREFIX: h.prefix,
     KPM_KAFKA_BROKERS: brokers,
-    XDG_CACHE_HOME: cacheHome,
+    KPM_CACHE_DIR: cacheDir,
   });
   const psArgs = ['ps', '--session', session, '--json'];
   listsBoth(await run(kpm, psArgs, { cwd: app, env: cachedEnv }));
-  const [bundleCache] = readdirSync(join(cacheHome, 'kpm'));
-  const cacheFile = join(cacheHome, 'kpm', bundleCache, 'ps.v8cache');
+  const [bundleCache] = readdirSync(join(cacheDir, 'cli-code-cache'));
+  const cacheFile = join(cacheDir, 'cli-code-cache', bundleCache, 'ps.v8cache');
   expect(statSync(cacheFile).size).toBeGreaterThan(100_000);
   listsBoth(await run(kpm, psArgs, { cwd: app, env: cachedEnv }));
   writeFileSync(cacheFile, 'not a code cache');
