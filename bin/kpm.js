@@ -52,7 +52,6 @@ function loadBundle(file) {
   }
   const loaded = new Module(file, module);
   loaded.filename = file;
-  loaded.paths = Module._nodeModulePaths(dirname(file));
   script
     .runInThisContext()
     .call(loaded.exports, loaded.exports, Module.createRequire(file), loaded, file, dirname(file));
