@@ -1,7 +1,7 @@
 import { FeedsConfig } from '@kpm/config';
 import type { ProcessTerminated } from '@kpm/contracts';
 import { instance } from '../domain/__fixtures__/facts';
-import { receivedBroadcast } from '../domain/broadcasts';
+import { completionEffects, receivedBroadcast } from '../domain/broadcasts';
 import { deathMessage } from './ers-issues';
 import { FeedRecords, feedTopics } from './feed-records';
 import { decodeFeedMessage, FeedMessage } from './feed-protos';
@@ -47,6 +47,35 @@ describe('FeedRecords', () => {
     expect(decodeFeedMessage(FeedMessage.plainText, message.data.value)).toEqual({
       text: "User 'alice' executing 'boot'",
     });
+  });
+
+  it('names the user of a command at its end, then forgets it: only commands under way are held', () => {
+    const records = new FeedRecords(new FeedsConfig(), 'host');
+    const end = (commandId: string, status: 'succeeded' | 'failed') =>
+      completionEffects({
+        commandId,
+        commandType: 'daq.kpm.command.boot.v1',
+        session: 'run-42',
+        status,
+        processes: [],
+        completedAt: 0,
+        ...(status === 'failed' ? { errors: [{ message: 'it broke' }] } : {}),
+      });
+    const texts = (effects: Parameters<FeedRecords['encode']>[0]) =>
+      records.encode(effects).map((record) => {
+        const message = decodeFeedMessage(FeedMessage.broadcast, record.value as Buffer) as {
+          data: { value: Uint8Array };
+        };
+        return (decodeFeedMessage(FeedMessage.plainText, message.data.value) as { text: string })
+          .text;
+      });
+    for (let i = 0; i < 100; i++) {
+      texts([receivedBroadcast(`c-${i}`, 'daq.kpm.command.boot.v1', 'run-42', 'alice')]);
+    }
+    expect(records.usersRemembered).toBe(100);
+    expect(texts(end('c-1', 'succeeded'))).toEqual(["User 'alice' successfully executed 'boot'"]);
+    for (let i = 2; i < 100; i++) texts(end(`c-${i}`, i % 2 ? 'failed' : 'succeeded'));
+    expect(records.usersRemembered).toBe(1); // c-0, still under way
   });
 
   it('writes one ERS CRITICAL IssueChain per death, keyed by its session', () => {

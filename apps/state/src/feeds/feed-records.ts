@@ -14,8 +14,15 @@ import { ersIssue } from './ers-issues';
 import { broadcastTypeNumber, encodeFeedMessage, FeedMessage, packAny } from './feed-protos';
 import { opmonEntry, opmonKey, processStatus } from './opmon-status';
 
-/** Users of the commands seen lately, for drunc's "User '<u>' successfully executed". */
+/**
+ * Users of the commands under way, for drunc's "User '<u>' successfully executed": each is
+ * forgotten at its command's end (COMMAND_EXECUTION_SUCCESS or _FAILED). The cap bounds what
+ * commands that never end would leave.
+ */
 const USERS_KEPT = 10_000;
+
+/** The broadcasts that end a command: its user is not asked for again. */
+const COMMAND_ENDS = new Set(['COMMAND_EXECUTION_SUCCESS', 'COMMAND_EXECUTION_FAILED']);
 
 /** Whether any feed is on. */
 export function feedsOn(feeds: FeedsConfig): boolean {
@@ -38,6 +45,11 @@ export class FeedRecords {
     this.topics = feedTopics(feeds);
   }
 
+  /** Commands under way whose user is remembered (each is forgotten at its command's end). */
+  get usersRemembered(): number {
+    return this.users.size;
+  }
+
   /** The feed records of one batch of effects (none for a feed switched off). */
   encode(effects: readonly Effect[]): TransactionalRecord[] {
     const out: TransactionalRecord[] = [];
@@ -46,6 +58,7 @@ export class FeedRecords {
         this.rememberUser(effect.data);
         const message = druncBroadcast(effect, (id) => this.userOf(id, effects));
         if (message) out.push(this.broadcast(message));
+        if (COMMAND_ENDS.has(effect.broadcastType)) this.forgetUser(effect.data);
       } else if (effect.kind === 'death' && this.feeds.ers.enabled) {
         out.push(this.issue(effect.termination));
       }
@@ -88,6 +101,10 @@ export class FeedRecords {
     if (typeof data?.commandId !== 'string' || typeof data.user !== 'string') return;
     this.users.set(data.commandId, data.user);
     if (this.users.size > USERS_KEPT) this.users.delete(this.users.keys().next().value!);
+  }
+
+  private forgetUser(data: Record<string, unknown> | undefined): void {
+    if (typeof data?.commandId === 'string') this.users.delete(data.commandId);
   }
 
   /** The command's user: from its ACK, else the owner of the processes its completion lists. */
