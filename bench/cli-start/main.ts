@@ -1,9 +1,8 @@
 /**
- * `npm run bench:cli -- [--n 17] [--rounds 7] [--variant label:KEY=VALUE,KEY=VALUE]…
- * [--baseline CHECKOUT]`: what the
- * CLI adds around a command, as an operator waits for it. Each round boots a session of N with
- * `kpm boot --wait` and ends it with `kpm terminate --wait`, once per variant (the CLI's
- * environment), the variants alternating so the machine's noise falls on each alike. From the
+ * `npm run bench:cli -- [--n 17] [--rounds 7] [--variant label:KEY=VALUE,…]… [--baseline DIR]`:
+ * what the CLI adds around a command, as an operator waits for it. Each round boots a session
+ * of N with `kpm boot --wait` and ends it with `kpm terminate --wait`, once per variant (the
+ * CLI's environment), the variants alternating so the machine's noise falls on each alike. From the
  * records' CreateTime on Kafka: the CLI's start to its command, the completion to its exit, and
  * the whole CLI minus accepted → completion (the goal: ≤ 300 ms). Default variants: the CLI
  * without its code cache and with it (bin/kpm.js). `--baseline` adds, first, the CLI of another
@@ -26,7 +25,7 @@ interface Variant {
 }
 
 const USAGE =
-  'usage: bench:cli [--n N] [--rounds R] [--variant label:KEY=VALUE,…]… [--baseline CHECKOUT]';
+  'usage: bench:cli [--n N] [--rounds R] [--variant label:KEY=VALUE,…]… [--baseline DIR]';
 
 function parseOptions(argv: string[]): { n: number; rounds: number; variants: Variant[] } {
   const options = { n: 17, rounds: 7, variants: [] as Variant[] };
@@ -39,8 +38,12 @@ function parseOptions(argv: string[]): { n: number; rounds: number; variants: Va
       const [label, assignments] = splitAt(value, ':');
       const env = Object.fromEntries(assignments.split(',').map((a) => splitAt(a, '=')));
       options.variants.push({ label, env });
-    } else if (flag === '--baseline' && value && existsSync(join(value, 'bin', 'kpm.js'))) {
-      baseline = { label: 'baseline', env: {}, bin: join(value, 'bin', 'kpm.js') };
+    } else if (flag === '--baseline' && value) {
+      const bin = join(value, 'bin', 'kpm.js');
+      if (!existsSync(bin)) {
+        throw new Error(`bench:cli: --baseline ${value}: no bin/kpm.js there (a kpm checkout?)`);
+      }
+      baseline = { label: 'baseline', env: {}, bin };
     } else throw new Error(`bench:cli: bad argument ${flag} ${value ?? ''}\n${USAGE}`);
   }
   if (options.variants.length === 0) {
