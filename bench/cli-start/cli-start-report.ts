@@ -1,4 +1,5 @@
 /** The rows of `bench:cli`'s table: per variant and command, each step's median and range. */
+import { summarize } from '../e2e/stats';
 
 export interface CliStartSample {
   variant: string;
@@ -11,9 +12,8 @@ export interface CliStartSample {
 
 /** "764 (702–981)": the median (the lower middle of an even count) and the range. */
 export function medianAndRange(values: readonly number[]): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted[Math.floor((sorted.length - 1) / 2)];
-  return `${Math.round(median)} (${Math.round(sorted[0])}–${Math.round(sorted.at(-1)!)})`;
+  const { p50, min, max } = summarize(values);
+  return `${Math.round(p50)} (${Math.round(min)}–${Math.round(max)})`;
 }
 
 export function cliStartRows(samples: readonly CliStartSample[]): string[][] {

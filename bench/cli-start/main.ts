@@ -2,8 +2,8 @@
  * `npm run bench:cli -- [--n 17] [--rounds 7] [--variant label:KEY=VALUE,…]… [--baseline DIR]`:
  * what the CLI adds around a command, as an operator waits for it. Each round boots a session
  * of N with `kpm boot --wait` and ends it with `kpm terminate --wait`, once per variant (the
- * CLI's environment), the variants alternating so the machine's noise falls on each alike. From the
- * records' CreateTime on Kafka: the CLI's start to its command, the completion to its exit, and
+ * CLI's environment), the variants alternating so the machine's noise falls on each alike. From
+ * the records' CreateTime on Kafka: the CLI's start to its command, the completion to its exit, and
  * the whole CLI minus accepted → completion (the goal: ≤ 300 ms). Default variants: the CLI
  * without its code cache and with it (bin/kpm.js). `--baseline` adds, first, the CLI of another
  * checkout (an older commit, built there with `npm run build`) as it runs there.
