@@ -7,7 +7,16 @@
 // and `npm pack`): one file loads in about half the time of the ~870 it is made of. In a
 // checkout only while it is as new as dist/ (a `nest build cli` alone leaves it behind); a
 // package's files carry their extraction times, in no useful order.
-const { existsSync, statSync } = require('node:fs');
+const {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} = require('node:fs');
 const { dirname, join } = require('node:path');
 
 const sources = join(__dirname, '..', 'apps', 'cli', 'src', 'main.ts');
@@ -38,7 +47,6 @@ void main();
  */
 function loadBundle(file) {
   const Module = require('node:module');
-  const { readFileSync } = require('node:fs');
   const vm = require('node:vm');
   const cache = codeCacheFile(file, statSync(file));
   const cachedData = cache ? readIfThere(cache) : undefined;
@@ -76,7 +84,7 @@ function codeCacheFile(file, stat) {
 
 function readIfThere(file) {
   try {
-    return require('node:fs').readFileSync(file);
+    return readFileSync(file);
   } catch {
     return undefined;
   }
@@ -88,25 +96,24 @@ function readIfThere(file) {
  * last write (two checkouts in use at once keep theirs).
  */
 function writeQuietly(file, data) {
-  const fs = require('node:fs');
   const temporary = `${file}.${process.pid}`;
   const bundles = dirname(dirname(file));
   try {
-    for (const entry of fs.readdirSync(bundles, { withFileTypes: true })) {
+    for (const entry of readdirSync(bundles, { withFileTypes: true })) {
       const path = join(bundles, entry.name);
-      const stale = () => fs.statSync(path).mtimeMs < Date.now() - 86_400_000;
+      const stale = () => statSync(path).mtimeMs < Date.now() - 86_400_000;
       if (path !== dirname(file) && stale()) {
-        fs.rmSync(path, { recursive: true, force: true });
+        rmSync(path, { recursive: true, force: true });
       }
     }
   } catch {
     // no cache directory yet
   }
   try {
-    fs.mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(temporary, data, { mode: 0o600 });
-    fs.renameSync(temporary, file);
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(temporary, data, { mode: 0o600 });
+    renameSync(temporary, file);
   } catch {
-    fs.rmSync(temporary, { force: true });
+    rmSync(temporary, { force: true });
   }
 }
