@@ -7,7 +7,6 @@
  * setting is documented and reachable from the environment as soon as it exists.
  */
 import 'reflect-metadata';
-import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage } from 'class-validator';
 import { BOOT_WORKER_ENV, IdRange, idRangeOf, RunAsIds, runAsIdsOf } from './boot-worker-settings';
 import { DRUNC_SETTINGS } from './drunc-settings';
@@ -20,11 +19,7 @@ import { SETTING_ALIASES } from './setting-aliases';
 import { KpmSettings } from './settings';
 import { STATE_ENV } from './state-settings';
 import { WATCHER_ENV } from './watcher-settings';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
-  defaultMetadataStorage: MetadataStorage;
-};
+import { typeStorage } from '@kpm/contracts/validation/type-storage';
 
 /** How a variable's text becomes the setting's value. */
 export type SettingKind = 'number' | 'boolean' | 'string' | 'list' | 'range' | 'ids' | 'json';
@@ -126,7 +121,7 @@ function leaves(cls: AnyClass, prefix: string, defaults: unknown): Setting[] {
     if (path === 'service') return [];
     const own = metadata.filter((m) => m.propertyName === property);
     const value = (defaults as Record<string, unknown> | undefined)?.[property];
-    const nested = defaultMetadataStorage.findTypeMetadata(cls, property)?.typeFunction() as
+    const nested = typeStorage.findTypeMetadata(cls, property)?.typeFunction() as
       AnyClass | undefined;
     const isNested = own.some((m) => m.type === 'nestedValidation');
     const isArray = own.some((m) => m.name === 'isArray');

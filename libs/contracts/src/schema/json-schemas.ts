@@ -2,7 +2,6 @@
  * JSON Schema (draft-07) for every CloudEvent type, generated from the same classes that
  * validate records, so the documents cannot drift from the code.
  */
-import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import {
   targetConstructorToSchema,
   validationMetadatasToSchemas,
@@ -17,14 +16,9 @@ import {
 import type { EventType } from '../event-types';
 import { EVENT_TYPES, typeEntry } from '../registry';
 import { SCHEMA_CONVERTERS, type JsonSchema } from './constraint-schemas';
+import { typeStorage } from '../validation/type-storage';
 
 export type { JsonSchema };
-
-/** class-transformer's `@Type` registry; its types are published apart from its CommonJS code. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
-  defaultMetadataStorage: MetadataStorage;
-};
 
 /**
  * The schema of every contract class by class name, with `$ref`s starting with `refPrefix`.
@@ -32,7 +26,7 @@ const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
  */
 export function classSchemas(refPrefix: string): Record<string, JsonSchema> {
   const options: Partial<IOptions> = {
-    classTransformerMetadataStorage: defaultMetadataStorage,
+    classTransformerMetadataStorage: typeStorage,
     refPointerPrefix: refPrefix,
     additionalConverters: SCHEMA_CONVERTERS,
   };

@@ -5,13 +5,8 @@
  * in one place; nested classes (`@Type`) are followed only into arrays within their bounds.
  */
 import { getMetadataStorage } from 'class-validator';
-import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import type { FieldError } from './field-error';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage: typeStorage } = require('class-transformer/cjs/storage') as {
-  defaultMetadataStorage: MetadataStorage;
-};
+import { typeStorage } from './type-storage';
 
 type AnyClass = new () => object;
 
