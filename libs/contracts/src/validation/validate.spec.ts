@@ -43,3 +43,30 @@ describe('validateFrozen', () => {
     expect(checked.ok && checked.value).not.toBe(plain);
   });
 });
+
+describe('validateData', () => {
+  /** The example boot as a record's JSON, its first process's environment replaced. */
+  const bootWithEnv = (env: string, extra = '') => {
+    const json = JSON.stringify(EXAMPLE_EVENTS[CommandType.boot].data);
+    const value = JSON.parse(json) as { processes: Array<{ env?: unknown }> };
+    value.processes[0].env = JSON.parse(env) as unknown;
+    return JSON.parse(JSON.stringify(value).replace(/^\{/, `{${extra}`)) as unknown;
+  };
+
+  it("keeps every environment variable, those named like Object.prototype's members too", () => {
+    const checked = validateData(
+      BootCommand,
+      bootWithEnv('{"toString": "t", "constructor": "c", "HOME": "/h"}'),
+    );
+    if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
+    expect(checked.value.processes[0].env).toEqual({ toString: 't', constructor: 'c', HOME: '/h' });
+  });
+
+  it('refuses, and does not throw, a record class-transformer throws on', () => {
+    const checked = validateData(BootCommand, bootWithEnv('{"constructor": "c"}', '"extra": 1,'));
+    expect(checked).toEqual({
+      ok: false,
+      errors: [{ path: '', message: expect.stringMatching(/^cannot be read as BootCommand: /) }],
+    });
+  });
+});

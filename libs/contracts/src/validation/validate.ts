@@ -6,6 +6,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { oversizeArrays } from './array-bounds';
 import { passesCompiledCheck } from './compiled-check';
+import { compiledPlainToInstance } from './compiled-transform';
 import {
   boundedText,
   MAX_ERROR_MESSAGE_LENGTH,
@@ -55,7 +56,9 @@ export function validateData<T extends object>(
   if (frozenValid.get(plain) === cls) return { ok: true, value: plain as T };
   const oversize = oversizeArrays(cls, plain);
   if (oversize.length > 0) return { ok: false, errors: boundedFieldErrors(oversize) };
-  const value = plainToInstance(cls, plain);
+  const built = instanceOf(cls, plain);
+  if (!built.ok) return built;
+  const { value } = built;
   const crossErrors = crossCheckTree(value, '');
   // The compiled check says yes for valid records at a fraction of the cost; a "no" is
   // explained by class-validator below.
@@ -65,6 +68,33 @@ export function validateData<T extends object>(
   return errors.length === 0
     ? { ok: true, value }
     : { ok: false, errors: boundedFieldErrors(errors) };
+}
+
+/**
+ * `plain` as an instance of `cls`: built from a plan where it is sure to build what
+ * class-transformer would (and keeps every key of a map), else by class-transformer, which
+ * throws on some input (a map with a key `constructor`): that is refused, not thrown.
+ */
+function instanceOf<T extends object>(cls: ContractClass<T>, plain: object): Validated<T> {
+  const compiled = compiledPlainToInstance(cls, plain);
+  if (compiled !== undefined) return { ok: true, value: compiled };
+  try {
+    return { ok: true, value: plainToInstance(cls, plain) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      errors: [
+        {
+          path: '',
+          message: boundedText(
+            `cannot be read as ${cls.name}: ${reason}`,
+            MAX_ERROR_MESSAGE_LENGTH,
+          ),
+        },
+      ],
+    };
+  }
 }
 
 /** Values {@link validateFrozen} passed, with the class they passed as: they cannot change. */
