@@ -1,20 +1,25 @@
 /**
- * Reads topics from fixed start positions, committing nothing. kafkajs only consumes in a
- * consumer group, so each reader uses a group of its own; the positions are applied by a seek on
- * every group join (kafkajs emits GROUP_JOIN synchronously before its first fetch), and after a
- * rejoin the seek resumes after the last record handed out, so a rebalance or reconnect neither
- * skips nor replays records.
+ * Reads topics from fixed start positions, committing nothing and joining no consumer group.
+ *
+ * kafkajs consumes only in a group, and a broker holds a new group's first join for its
+ * `group.initial.rebalance.delay.ms`: 3 s by default (the local stack sets 0, as Kafka's
+ * development configurations do). A CLI waiting for its completion joined a group of its own
+ * before sending its command, so on a cluster with the default it paid those 3 s each time.
+ *
+ * This reader fetches itself, through kafkajs' own cluster (its connections, TLS and SASL,
+ * metadata and retries as the client was made) and its own batch parsing (transaction markers
+ * and aborted records left out, as a read_committed consumer does): one loop per partition
+ * leader, each fetch waiting up to {@link MAX_WAIT_MS} for records. A leader that moves, a broker
+ * that restarts: the loops stop, metadata is read again and they start over from the next
+ * offset of each partition, so nothing is skipped or handed out twice. kafkajs 2.2.4 is its last
+ * release, so the internals used here do not move under kpm.
  */
-import type { Consumer, EachBatchPayload } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import { CatchUp } from './catch-up';
-import { whileHeartbeating } from './heartbeats';
 import { toInboundRecord, type InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
-import { deletePrivateGroup } from './shared-admin';
 
 interface PositionedReadRequest {
-  /** A group id nobody else uses; deleted when the reader closes. */
-  groupId: string;
   topics: readonly string[];
   /** The next offset to hand out per `topic/partition`; moves on as records are handed out. */
   next: Map<string, string>;
@@ -24,74 +29,265 @@ interface PositionedReadRequest {
   onRecord(record: InboundRecord): Promise<void> | void;
   /** The reader stopped for good (the broker stayed unreachable, say); no record follows. */
   onError(error: Error): void;
+  /** Rounds of failed fetches in a row before the reader gives up (default 10, about 15 s). */
+  maxFailures?: number;
+  /** Waits between failed rounds (tests pass their own clock). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface PositionedReader {
   close(): Promise<void>;
 }
 
+/** How long a fetch waits at the broker for a first record. */
+export const MAX_WAIT_MS = 500;
+const MAX_BYTES = 10 * 1024 * 1024;
+const MAX_BYTES_PER_PARTITION = 1024 * 1024;
+const READ_COMMITTED = 1;
+
 /** Starts reading; resolves once the reader runs (its start positions fixed). */
 export async function readFromPositions(
   kafka: KafkaClient,
   request: PositionedReadRequest,
 ): Promise<PositionedReader> {
-  const consumer = kafka.consumer({
-    groupId: request.groupId,
-    allowAutoTopicCreation: false,
-    maxWaitTimeInMs: 500,
-  });
-  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
-    seekToPositions(consumer, payload.memberAssignment, request.next),
-  );
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (!payload.restart) request.onError(payload.error);
-  });
+  const cluster = clusterOf(kafka);
   try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [...request.topics], fromBeginning: request.fromBeginning });
-    await consumer.run({ autoCommit: false, eachBatch: (payload) => handOut(payload, request) });
+    await cluster.connect();
+    await cluster.addMultipleTargetTopics([...request.topics]);
+    await startPositions(cluster, request);
   } catch (error) {
-    await consumer.disconnect().catch(() => undefined);
+    await cluster.disconnect().catch(() => undefined);
     throw error;
   }
-  return {
-    close: async () => {
-      await consumer.disconnect();
-      await deletePrivateGroup(kafka, request.groupId);
-    },
-  };
+  const reader = new FetchLoops(cluster, request);
+  void reader.run();
+  return reader;
 }
 
-function seekToPositions(
-  consumer: Consumer,
-  assignment: Record<string, number[]>,
-  next: ReadonlyMap<string, string>,
-): void {
-  for (const [topic, partitions] of Object.entries(assignment)) {
-    for (const partition of partitions) {
-      const offset = next.get(CatchUp.key(topic, partition));
-      if (offset !== undefined) consumer.seek({ topic, partition, offset });
+/** Every partition of the topics has a next offset: its own, or the beginning or end. */
+async function startPositions(cluster: Cluster, request: PositionedReadRequest): Promise<void> {
+  const missing = request.topics
+    .map((topic) => ({
+      topic,
+      partitions: cluster
+        .findTopicPartitionMetadata(topic)
+        .map((p) => ({ partition: p.partitionId }))
+        .filter(({ partition }) => !request.next.has(CatchUp.key(topic, partition))),
+      fromBeginning: request.fromBeginning,
+    }))
+    .filter(({ partitions }) => partitions.length > 0);
+  if (missing.length === 0) return;
+  for (const { topic, partitions } of await cluster.fetchTopicsOffset(missing)) {
+    for (const { partition, offset } of partitions) {
+      request.next.set(CatchUp.key(topic, partition), offset);
     }
   }
 }
 
-/** Hands the batch's records out one by one, each after the previous one was taken. */
-async function handOut(payload: EachBatchPayload, request: PositionedReadRequest): Promise<void> {
-  const { batch } = payload;
-  for (const message of batch.messages) {
-    if (!payload.isRunning() || payload.isStale()) return;
-    const record = toInboundRecord(batch.topic, batch.partition, message);
-    // A slow reader must not lose the group membership: kafkajs beats only between batches.
-    await whileHeartbeating(
-      () => payload.heartbeat(),
-      1_000,
-      async () => request.onRecord(record),
-      () => undefined,
-    );
-    payload.resolveOffset(message.offset);
-    request.next.set(
-      CatchUp.key(batch.topic, batch.partition),
-      (BigInt(message.offset) + 1n).toString(),
-    );
+class FetchLoops implements PositionedReader {
+  private stopped = false;
+  /** Set by a loop that failed: the others stop after their fetch and metadata is read again. */
+  private failure?: Error;
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly request: PositionedReadRequest,
+  ) {}
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.cluster.disconnect(); // a fetch in flight ends with its connection
   }
+
+  async run(): Promise<void> {
+    const maxFailures = this.request.maxFailures ?? 10;
+    let failures = 0;
+    while (!this.stopped) {
+      this.failure = undefined;
+      try {
+        await this.cluster.refreshMetadataIfNecessary();
+        const leaders = this.leaders();
+        if (leaders.size === 0) throw noLeader(this.request.topics);
+        await Promise.all([...leaders].map(([nodeId, parts]) => this.follow(nodeId, parts)));
+      } catch (error) {
+        this.failure = error as Error;
+      }
+      if (this.stopped) return;
+      const failure = this.failure;
+      if (failure === undefined) continue;
+      failures += 1;
+      if (!isRetriable(failure) || failures > maxFailures) {
+        this.stopped = true;
+        await this.cluster.disconnect().catch(() => undefined);
+        this.request.onError(failure);
+        return;
+      }
+      await this.recover(failure, failures);
+    }
+  }
+
+  /** The partitions of the topics by the node that leads them. */
+  private leaders(): Map<string, TopicPartitions[]> {
+    const byNode = new Map<string, TopicPartitions[]>();
+    for (const topic of this.request.topics) {
+      const partitions = this.cluster.findTopicPartitionMetadata(topic).map((p) => p.partitionId);
+      for (const [nodeId, led] of Object.entries(
+        this.cluster.findLeaderForPartitions(topic, partitions),
+      )) {
+        byNode.set(nodeId, [...(byNode.get(nodeId) ?? []), { topic, partitions: led }]);
+      }
+    }
+    return byNode;
+  }
+
+  /** Fetches from one leader until the reader stops or a loop fails. */
+  private async follow(nodeId: string, parts: TopicPartitions[]): Promise<void> {
+    try {
+      const broker = await this.cluster.findBroker({ nodeId });
+      while (!this.stopped && this.failure === undefined) {
+        const { responses } = await broker.fetch({
+          maxWaitTime: MAX_WAIT_MS,
+          minBytes: 1,
+          maxBytes: MAX_BYTES,
+          isolationLevel: READ_COMMITTED,
+          topics: parts.map(({ topic, partitions }) => ({
+            topic,
+            partitions: partitions.map((partition) => ({
+              partition,
+              fetchOffset: this.nextOffset(topic, partition),
+              maxBytes: MAX_BYTES_PER_PARTITION,
+            })),
+          })),
+        });
+        for (const { topicName, partitions } of responses) {
+          for (const data of partitions) await this.handOut(topicName, data);
+        }
+      }
+    } catch (error) {
+      if (!this.stopped) this.failure ??= error as Error;
+    }
+  }
+
+  /** Hands the partition's records out one by one, each after the previous one was taken. */
+  private async handOut(topic: string, data: PartitionData): Promise<void> {
+    const key = CatchUp.key(topic, data.partition);
+    const batch = new Batch(topic, this.nextOffset(topic, data.partition), data);
+    for (const message of batch.messages) {
+      if (this.stopped) return;
+      await this.request.onRecord(toInboundRecord(topic, data.partition, message));
+      this.request.next.set(key, (BigInt(message.offset) + 1n).toString());
+    }
+    // Past what was left out too (transaction markers, aborted records), never past what
+    // was not fetched.
+    const seen = batch.messagesWithinOffset;
+    if (!this.stopped && seen.length > 0) {
+      this.request.next.set(key, (BigInt(seen[seen.length - 1].offset) + 1n).toString());
+    }
+  }
+
+  private nextOffset(topic: string, partition: number): string {
+    const offset = this.request.next.get(CatchUp.key(topic, partition));
+    if (offset === undefined) throw new Error(`no start position for ${topic}/${partition}`);
+    return offset;
+  }
+
+  /** After a failed round: forget a closed broker, read metadata again, back off. */
+  private async recover(failure: Error, failures: number): Promise<void> {
+    const closed = failure as Error & { host?: string; port?: number };
+    if (failure.name === 'KafkaJSConnectionClosedError' && closed.host && closed.port) {
+      this.cluster.removeBroker({ host: closed.host, port: closed.port });
+    }
+    await this.cluster.refreshMetadata().catch(() => undefined);
+    const sleep = this.request.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    await sleep(Math.min(2_000, 100 * 2 ** failures));
+  }
+}
+
+function noLeader(topics: readonly string[]): Error {
+  const error = new Error(`no partition of ${topics.join(', ')} has a leader the metadata names`);
+  return Object.assign(error, { retriable: true });
+}
+
+/** kafkajs marks what a retry can cure (a moved leader, a lost connection, a timeout). */
+function isRetriable(error: Error): boolean {
+  return (error as Error & { retriable?: boolean }).retriable === true;
+}
+
+// --- kafkajs' internals -------------------------------------------------------------------
+
+interface TopicPartitions {
+  topic: string;
+  partitions: number[];
+}
+
+interface PartitionData {
+  partition: number;
+  highWatermark: string;
+  messages: KafkaMessage[];
+  abortedTransactions?: unknown[];
+}
+
+interface FetchRequest {
+  maxWaitTime: number;
+  minBytes: number;
+  maxBytes: number;
+  isolationLevel: number;
+  topics: Array<{
+    topic: string;
+    partitions: Array<{ partition: number; fetchOffset: string; maxBytes: number }>;
+  }>;
+}
+
+interface Broker {
+  fetch(request: FetchRequest): Promise<{
+    responses: Array<{ topicName: string; partitions: PartitionData[] }>;
+  }>;
+}
+
+interface Cluster {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  addMultipleTargetTopics(topics: string[]): Promise<void>;
+  refreshMetadata(): Promise<void>;
+  refreshMetadataIfNecessary(): Promise<void>;
+  removeBroker(address: { host: string; port: number }): void;
+  findBroker(query: { nodeId: string }): Promise<Broker>;
+  findTopicPartitionMetadata(topic: string): Array<{ partitionId: number }>;
+  findLeaderForPartitions(topic: string, partitions: number[]): Record<string, number[]>;
+  fetchTopicsOffset(
+    topics: Array<{
+      topic: string;
+      partitions: Array<{ partition: number }>;
+      fromBeginning: boolean;
+    }>,
+  ): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>;
+}
+
+/** A fetch response's partition as a read_committed consumer sees it. */
+interface FetchedBatch {
+  /** The records to hand out: none before the fetched offset, no marker, nothing aborted. */
+  messages: KafkaMessage[];
+  /** Every record at or after the fetched offset, markers and aborted ones included. */
+  messagesWithinOffset: KafkaMessage[];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Batch = require('kafkajs/src/consumer/batch') as new (
+  topic: string,
+  fetchedOffset: string,
+  data: PartitionData,
+) => FetchedBatch;
+
+/** A cluster made by the client's own factory: its brokers, TLS, SASL, retries and logger. */
+function clusterOf(kafka: KafkaClient): Cluster {
+  const factory = Object.getOwnPropertySymbols(kafka).find(
+    (symbol) => symbol.description === 'private:Kafka:createCluster',
+  );
+  if (factory === undefined) throw new Error('kafkajs has no cluster factory: not kafkajs 2.2?');
+  const create = (kafka as unknown as Record<symbol, (options: object) => Cluster>)[factory];
+  return create({
+    metadataMaxAge: 300_000, // kafkajs' own default for its consumers
+    allowAutoTopicCreation: false,
+    isolationLevel: READ_COMMITTED,
+  });
 }
