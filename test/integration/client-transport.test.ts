@@ -146,6 +146,50 @@ describe('client transport on the real broker', () => {
     await producer.disconnect();
   }, 60_000);
 
+  it('waits for completions and reads events in no consumer group: no join to wait for', async () => {
+    // A broker holds a new group's first join for group.initial.rebalance.delay.ms (3 s by
+    // default): a client that joined a group of its own paid it before its first command.
+    const live = client.events({ session: 'session-a', topics: ['terminations'] });
+    await live.ready();
+    await client.ps({ session: 'session-a' });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const { groups } = await admin.listGroups();
+      expect(groups.filter((g) => g.groupId.startsWith('kpm-client-test'))).toEqual([]);
+    } finally {
+      await admin.disconnect();
+      await live.close();
+    }
+  });
+
+  it('hands out committed records only: an aborted transaction and its markers are left out', async () => {
+    const producer = kafka.producer({
+      transactionalId: `${prefix}-aborting`,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    await producer.connect();
+    const example = EXAMPLE_EVENTS[TerminationType.processTerminated];
+    const inTransaction = async (id: string, end: 'commit' | 'abort') => {
+      const transaction = await producer.transaction();
+      await transaction.send({
+        topic: topicName('terminations', prefix),
+        messages: [encodeEvent({ ...example, id })],
+      });
+      await transaction[end]();
+    };
+    const live = client.events({ session: example.subject, topics: ['terminations'] });
+    await live.ready();
+    await inTransaction('aborted-1', 'abort');
+    await inTransaction('committed-1', 'commit');
+    await inTransaction('committed-2', 'commit');
+    expect((await live.next()).value?.id).toBe('committed-1');
+    expect((await live.next()).value?.id).toBe('committed-2');
+    await live.close();
+    await producer.disconnect();
+  }, 60_000);
+
   it('says which topic is missing when the services never created them', async () => {
     const stray = connectProcessManager({ brokers, topicPrefix: `${prefix}-none` });
     try {

@@ -13,7 +13,6 @@ import {
   type KafkaSecuritySettings,
   type OAuthBearerTokenProvider,
   type PositionedReader,
-  privateGroupId,
 } from '@kpm/kafka';
 import { PublishBatcher } from './publish-batcher';
 import type { ClientTransport, SubscribeRequest, Subscription } from './transport';
@@ -23,7 +22,7 @@ export interface KafkaTransportOptions extends KafkaSecuritySettings {
   brokers: readonly string[];
   /** OAUTHBEARER: returns a current token on every authentication (else `sasl.tokenFile`). */
   oauthBearerProvider?: OAuthBearerTokenProvider;
-  /** Kafka client id and the stem of the subscriptions' group ids. */
+  /** The Kafka client id (the broker's logs and quotas name the client by it). */
   clientId?: string;
   /**
    * Give up on an unreachable broker after this many retries (default 5, about 10 s): a person
@@ -76,7 +75,6 @@ export class KafkaTransport implements ClientTransport {
 
   async subscribe(request: SubscribeRequest): Promise<Subscription> {
     const reader = await readFromPositions(this.kafka, {
-      groupId: privateGroupId(this.clientId),
       topics: request.topics,
       next: await this.startOffsets(request.topics, request.from),
       fromBeginning: request.from === 'earliest',
