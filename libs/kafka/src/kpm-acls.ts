@@ -76,12 +76,12 @@ const NEEDS: Record<KpmRole, RoleNeeds> = {
     groups: ['state'],
     transactions: true,
   },
-  // drunc's ProcessManager over @kpm/client: sends commands, reads their completions in its
-  // own groups (`<prefix>-drunc-gateway-<uuid>`), broadcasts SERVER_READY like every service.
+  // drunc's ProcessManager over @kpm/client: sends commands, reads their completions in no
+  // consumer group (docs/design.md §2.1), broadcasts SERVER_READY like every service.
   'drunc-gateway': {
     reads: ['completions'],
     writes: ['commands', 'broadcast'],
-    groups: ['drunc-gateway'],
+    groups: [],
     transactions: false,
   },
   operator: { reads: [...TOPIC_IDS], writes: ['commands'], groups: [''], transactions: false },
