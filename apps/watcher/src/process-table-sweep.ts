@@ -10,7 +10,7 @@ import type { ExpectedPod } from './termination-tracker';
 interface TableSweepOptions {
   topicPrefix: string;
   partitions: number;
-  /** Names the private read group, for the broker's logs. */
+  /** Names the read in its timeout error. */
   label: string;
   timeoutMs: number;
   signal?: AbortSignal;

@@ -45,11 +45,11 @@ const NEEDS: Record<KpmRole, RoleNeeds> = {
     groups: ['boot-worker'],
     transactions: false,
   },
-  // The start-up sweep reads the process table (docs/design.md §8) in a private group.
+  // The start-up sweep reads the process table (docs/design.md §8), in no consumer group.
   watcher: {
     reads: ['processes'],
     writes: ['terminations', 'broadcast'],
-    groups: ['watcher'],
+    groups: [],
     transactions: false,
   },
   state: {

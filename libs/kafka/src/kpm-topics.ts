@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { topicSpecs, type TopicSpec } from '@kpm/contracts';
 import type { KafkaSettings } from './kafka-settings';
 
@@ -28,11 +27,3 @@ export function consumerGroupId(topicPrefix: string, service: GroupService): str
   return `${topicPrefix}-${service}`;
 }
 
-/**
- * The group of one private reader (a history read, the state's view, a client's subscription):
- * it never commits and no other member joins it, so it is unique per reader; `owner` names it
- * in the broker's logs and in ACLs granted by prefix.
- */
-export function privateGroupId(owner: string): string {
-  return `${owner}-${randomUUID()}`;
-}

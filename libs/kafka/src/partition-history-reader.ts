@@ -1,16 +1,16 @@
 /**
  * Reads chosen partitions of topics from their beginning up to a target offset, once, with
  * read_committed isolation: how a stateful consumer rebuilds what it owned before a restart or
- * a rebalance. kafkajs has no manual assignment, so a private consumer group with no commits
- * does the reading (deleted afterwards); partitions nobody asked for are paused.
+ * a rebalance. It reads in no consumer group (`readFromPositions`): a broker holds a new
+ * group's first join for `group.initial.rebalance.delay.ms`, 3 s by default, and a restore
+ * should not wait for members that never come.
  */
-import type { Consumer } from 'kafkajs';
 import { EventLoopSlices } from '@kpm/common';
 import { CatchUp } from './catch-up';
-import { toInboundRecord, type InboundRecord } from './inbound-record';
+import type { InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
-import { privateGroupId } from './kpm-topics';
-import { deletePrivateGroup, withAdmin } from './shared-admin';
+import { readFromPositions } from './positioned-reader';
+import { withAdmin } from './shared-admin';
 
 export interface HistoryRequest {
   topic: string;
@@ -24,7 +24,7 @@ export interface HistoryRequest {
 }
 
 export interface HistoryReadOptions {
-  /** Names the private group, for the broker's logs. */
+  /** What is read, named in the error when the read does not finish in time. */
   label: string;
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -45,77 +45,45 @@ export async function readPartitionHistory(
   options: HistoryReadOptions,
 ): Promise<{ records: number }> {
   const targets = await resolveTargets(kafka, requests);
-  const open = new CatchUp(
-    [...targets].filter(([, t]) => t.end > t.start).map(([k, t]) => [k, t.end]),
-  );
+  const wanted = [...targets].filter(([, t]) => t.end > t.start);
+  const open = new CatchUp(wanted.map(([key, t]) => [key, t.end]));
   if (open.done) return { records: 0 };
-  const groupId = privateGroupId(`${options.label}-history`);
-  const consumer = kafka.consumer({
-    groupId,
-    maxWaitTimeInMs: 250,
-    allowAutoTopicCreation: false,
-  });
-  try {
-    const read = await startReading(consumer, requests, targets, open, onRecord);
-    await withTimeout(
-      read.finished,
-      options.timeoutMs ?? 120_000,
-      options.signal,
-      () => `history read did not reach ${open.left()}`,
-    );
-    return { records: read.records() };
-  } finally {
-    await consumer.disconnect();
-    await deletePrivateGroup(kafka, groupId);
-  }
-}
-
-/** Subscribes and runs the reader; `finished` resolves once every target is reached. */
-async function startReading(
-  consumer: Consumer,
-  requests: readonly HistoryRequest[],
-  targets: Map<string, Target>,
-  open: CatchUp,
-  onRecord: (record: InboundRecord) => void,
-): Promise<{ finished: Promise<void>; records: () => number }> {
   const finished = deferred();
   let records = 0;
-  const advance = (topic: string, partition: number, lastOffset: string) => {
-    if (open.advance(topic, partition, lastOffset) && open.done) finished.resolve();
-  };
-  await consumer.connect();
-  await consumer.subscribe({
+  // A fetch is up to a MB of records a partition: the event loop gets a turn every slice.
+  const slices = new EventLoopSlices();
+  const reader = await readFromPositions(kafka, {
     topics: [...new Set(requests.map((r) => r.topic))],
+    next: new Map(wanted.map(([key, t]) => [key, t.start.toString()])),
     fromBeginning: true,
-  });
-  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
-    startWanted(consumer, payload.memberAssignment, targets),
-  );
-  // Batches made only of transaction markers never reach eachBatch but still move the position.
-  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
-    advance(payload.topic, payload.partition, payload.lastOffset),
-  );
-  await consumer.run({
-    autoCommit: false,
-    eachBatch: async (payload) => {
-      const { batch } = payload;
-      const target = targets.get(CatchUp.key(batch.topic, batch.partition));
-      if (!target) return;
-      // A batch is up to a MB of records: its handling gives the event loop a turn every slice.
-      const slices = new EventLoopSlices();
-      for (const message of batch.messages) {
-        const offset = BigInt(message.offset);
-        if (offset >= target.end) break;
-        if (offset < target.start) continue; // never asked for (the seek is the fast way)
-        records++;
-        onRecord(toInboundRecord(batch.topic, batch.partition, message));
-        // A failed heartbeat must not fail the batch: kafkajs would hand its records over again.
-        if (await slices.next()) await payload.heartbeat().catch(() => undefined);
-      }
-      advance(batch.topic, batch.partition, batch.lastOffset());
+    onlyPositioned: true,
+    // A restore must not give up while the broker is away: its own timeout bounds the wait.
+    maxFailures: Infinity,
+    onRecord: async (record) => {
+      const target = targets.get(CatchUp.key(record.topic, record.partition));
+      if (target === undefined || BigInt(record.offset) >= target.end) return;
+      records++;
+      onRecord(record);
+      await slices.next();
     },
+    onPosition: (topic, partition, next) => {
+      if (open.advance(topic, partition, (BigInt(next) - 1n).toString()) && open.done) {
+        finished.resolve();
+      }
+    },
+    onError: (error) => finished.reject(error),
   });
-  return { finished: finished.promise, records: () => records };
+  try {
+    await withTimeout(
+      finished.promise,
+      options.timeoutMs ?? 120_000,
+      options.signal,
+      () => `${options.label}: history read did not reach ${open.left()}`,
+    );
+    return { records };
+  } finally {
+    await reader.close();
+  }
 }
 
 interface Target {
@@ -148,36 +116,18 @@ function resolveTargets(
   });
 }
 
-/**
- * Pauses the partitions with nothing to read (not asked for, or already at their target) and
- * seeks the others to their start. kafkajs emits GROUP_JOIN before its first fetch; the group
- * has no offsets, so a rejoin seeks again, and a record handed out twice is below the target
- * already read: harmless for a restore, whose steps are idempotent.
- */
-function startWanted(
-  consumer: Consumer,
-  assignment: Record<string, number[]>,
-  targets: Map<string, Target>,
-): void {
-  for (const [topic, partitions] of Object.entries(assignment)) {
-    const wanted = (p: number) => {
-      const target = targets.get(CatchUp.key(topic, p));
-      return target !== undefined && target.end > target.start ? target : undefined;
-    };
-    const idle = partitions.filter((p) => !wanted(p));
-    if (idle.length > 0) consumer.pause([{ topic, partitions: idle }]);
-    for (const partition of partitions) {
-      const target = wanted(partition);
-      if (target && target.start > 0n)
-        consumer.seek({ topic, partition, offset: target.start.toString() });
-    }
-  }
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
+function deferred(): {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: Error) => void;
+} {
   let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
 }
 
 async function withTimeout(

@@ -25,11 +25,23 @@ interface PositionedReadRequest {
   next: Map<string, string>;
   /** Where partitions missing from `next` start. */
   fromBeginning: boolean;
+  /** Read only the partitions `next` names, not every partition of the topics. */
+  onlyPositioned?: boolean;
+  /** Bytes a fetch asks of each partition (default 1 MiB; a larger first batch still comes). */
+  maxBytesPerPartition?: number;
   /** Awaited before the next record of the partition. */
   onRecord(record: InboundRecord): Promise<void> | void;
+  /**
+   * A partition's next offset moved: past the records handed out, or past what was left out
+   * alone (transaction markers, aborted records), which no `onRecord` tells.
+   */
+  onPosition?(topic: string, partition: number, next: string): void;
   /** The reader stopped for good (the broker stayed unreachable, say); no record follows. */
   onError(error: Error): void;
-  /** Rounds of failed fetches in a row before the reader gives up (default 10, about 15 s). */
+  /**
+   * Rounds of failed fetches in a row before the reader gives up (default 10, about 15 s; a
+   * service's reader passes Infinity and rides out any outage).
+   */
   maxFailures?: number;
   /** Waits between failed rounds (tests pass their own clock). */
   sleep?: (ms: number) => Promise<void>;
@@ -66,6 +78,7 @@ export async function readFromPositions(
 
 /** Every partition of the topics has a next offset: its own, or the beginning or end. */
 async function startPositions(cluster: Cluster, request: PositionedReadRequest): Promise<void> {
+  if (request.onlyPositioned) return;
   const missing = request.topics
     .map((topic) => ({
       topic,
@@ -130,7 +143,13 @@ class FetchLoops implements PositionedReader {
   private leaders(): Map<string, TopicPartitions[]> {
     const byNode = new Map<string, TopicPartitions[]>();
     for (const topic of this.request.topics) {
-      const partitions = this.cluster.findTopicPartitionMetadata(topic).map((p) => p.partitionId);
+      const partitions = this.cluster
+        .findTopicPartitionMetadata(topic)
+        .map((p) => p.partitionId)
+        .filter(
+          (p) => !this.request.onlyPositioned || this.request.next.has(CatchUp.key(topic, p)),
+        );
+      if (partitions.length === 0) continue;
       for (const [nodeId, led] of Object.entries(
         this.cluster.findLeaderForPartitions(topic, partitions),
       )) {
@@ -155,7 +174,7 @@ class FetchLoops implements PositionedReader {
             partitions: partitions.map((partition) => ({
               partition,
               fetchOffset: this.nextOffset(topic, partition),
-              maxBytes: MAX_BYTES_PER_PARTITION,
+              maxBytes: this.request.maxBytesPerPartition ?? MAX_BYTES_PER_PARTITION,
             })),
           })),
         });
@@ -181,7 +200,9 @@ class FetchLoops implements PositionedReader {
     // was not fetched.
     const seen = batch.messagesWithinOffset;
     if (!this.stopped && seen.length > 0) {
-      this.request.next.set(key, (BigInt(seen[seen.length - 1].offset) + 1n).toString());
+      const next = (BigInt(seen[seen.length - 1].offset) + 1n).toString();
+      this.request.next.set(key, next);
+      this.request.onPosition?.(topic, data.partition, next);
     }
   }
 

@@ -65,20 +65,6 @@ export class SharedAdmin {
 }
 
 /** Runs `work` with an admin connection of its own, closed afterwards. */
-/**
- * Deletes a private reader's group once its member left (best effort: a group left behind by a
- * crash holds no offsets and the broker expires it). kafkajs reads only through groups; deleting
- * them keeps a shared cluster free of kpm's one-off groups (docs/design.md §2.1).
- */
-export async function deletePrivateGroup(kafka: KafkaClient, groupId: string): Promise<boolean> {
-  try {
-    await withAdmin(kafka, (admin) => admin.deleteGroups([groupId]));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export async function withAdmin<T>(
   kafka: KafkaClient,
   work: (admin: Admin) => Promise<T>,

@@ -1,17 +1,17 @@
 /**
- * Follows topics without a consumer group of its own to commit to: some from their beginning
- * (replayed, with progress until what they held at start is read), others from their end (live).
- * How a read-only view rebuilds itself and then stays current.
+ * Follows topics without a consumer group: some from their beginning (replayed, with progress
+ * until what they held at start is read), others from their end (live). How a read-only view
+ * rebuilds itself and then stays current. It reads through `readFromPositions`, so it waits for
+ * no group join (a broker holds a new group's first one for `group.initial.rebalance.delay.ms`,
+ * 3 s by default) and rides out any broker outage.
  */
-import type { Consumer } from 'kafkajs';
 import { CatchUp } from './catch-up';
-import { toInboundRecord, type InboundRecord } from './inbound-record';
+import type { InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
-import { deletePrivateGroup, nonEmptyPartitionEnds } from './shared-admin';
+import { readFromPositions, type PositionedReader } from './positioned-reader';
+import { nonEmptyPartitionEnds, withAdmin } from './shared-admin';
 
 export interface TopicFollowOptions {
-  /** A group id nobody else uses: the follower commits nothing; the group is deleted at stop. */
-  groupId: string;
   /** Read from the beginning; progress is reported until what they held at start is read. */
   replay: readonly string[];
   /** Read from the end: only what is written after the follower started. */
@@ -23,49 +23,55 @@ export interface TopicFollowOptions {
 }
 
 export class TopicFollower {
-  private consumer?: Consumer;
+  private reader?: PositionedReader;
 
   constructor(
     private readonly kafka: KafkaClient,
     private readonly options: TopicFollowOptions,
   ) {}
 
-  /** Resolves once the follower consumes; records and progress keep coming until `stop`. */
+  /** Resolves once the follower reads; records and progress keep coming until `stop`. */
   async start(): Promise<void> {
-    const { groupId, replay, live, maxBytesPerPartition } = this.options;
+    const { replay, live, maxBytesPerPartition } = this.options;
     const catchUp = new CatchUp(await nonEmptyPartitionEnds(this.kafka, replay));
     this.options.onProgress(catchUp.remaining);
-    const advance = (topic: string, partition: number, lastOffset: string) => {
-      if (catchUp.advance(topic, partition, lastOffset)) this.options.onProgress(catchUp.remaining);
-    };
-    const consumer = this.kafka.consumer({
-      groupId,
-      maxWaitTimeInMs: 250,
+    this.reader = await readFromPositions(this.kafka, {
+      topics: [...replay, ...live],
+      next: await this.startOffsets(),
+      fromBeginning: true,
       maxBytesPerPartition,
-      allowAutoTopicCreation: false,
-    });
-    this.consumer = consumer;
-    // Batches made only of transaction markers never reach eachBatch but still move the position.
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
-      advance(payload.topic, payload.partition, payload.lastOffset),
-    );
-    await consumer.connect();
-    await consumer.subscribe({ topics: [...replay], fromBeginning: true });
-    await consumer.subscribe({ topics: [...live], fromBeginning: false });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: ({ batch }) => {
-        for (const message of batch.messages)
-          this.options.onRecord(toInboundRecord(batch.topic, batch.partition, message));
-        advance(batch.topic, batch.partition, batch.lastOffset());
-        return Promise.resolve();
+      maxFailures: Infinity,
+      onRecord: (record) => this.options.onRecord(record),
+      // Past transaction markers too, which no record tells.
+      onPosition: (topic, partition, next) => {
+        if (catchUp.advance(topic, partition, (BigInt(next) - 1n).toString())) {
+          this.options.onProgress(catchUp.remaining);
+        }
       },
+      onError: () => undefined, // never: it retries without end
     });
   }
 
   async stop(): Promise<void> {
-    if (!this.consumer) return;
-    await this.consumer.disconnect();
-    await deletePrivateGroup(this.kafka, this.options.groupId);
+    await this.reader?.close();
+  }
+
+  /** The replayed topics from their first offset, the live ones from their end. */
+  private startOffsets(): Promise<Map<string, string>> {
+    const { replay, live } = this.options;
+    return withAdmin(this.kafka, async (admin) => {
+      const next = new Map<string, string>();
+      for (const [topics, fromEnd] of [
+        [replay, false],
+        [live, true],
+      ] as const) {
+        for (const topic of topics) {
+          for (const p of await admin.fetchTopicOffsets(topic)) {
+            next.set(CatchUp.key(topic, p.partition), fromEnd ? p.high : p.low);
+          }
+        }
+      }
+      return next;
+    });
   }
 }

@@ -16,7 +16,7 @@ import {
 } from '@kpm/contracts';
 import { BACKOFF, errorText, EventLoopSlices, logEvent, retry } from '@kpm/common';
 import type { KpmSettings } from '@kpm/config';
-import { privateGroupId, TopicFollower, type InboundRecord, type KafkaClient } from '@kpm/kafka';
+import { TopicFollower, type InboundRecord, type KafkaClient } from '@kpm/kafka';
 import type { Readiness } from '@kpm/service-kit';
 import { byName, instanceMatcher } from '../domain/process-table';
 import { SHARD_HEADER } from '../kafka/effect-records';
@@ -101,7 +101,6 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
   private async start(): Promise<void> {
     const prefix = this.settings.kafka.topicPrefix;
     this.follower = new TopicFollower(this.kafka, {
-      groupId: privateGroupId(`${prefix}-state-view-${this.settings.instance}`),
       replay: [topicName('processes', prefix), topicName('completions', prefix)],
       live: [topicName('terminations', prefix), topicName('broadcast', prefix)],
       maxBytesPerPartition: this.settings.kafka.maxRecordBytes,
