@@ -74,15 +74,21 @@ class FakeCluster {
         led.filter((p) => partitions.includes(p)),
       ]),
     );
+  /** The first offset of each partition (0 if not given), as retention left it. */
+  firsts: Record<number, string> = {};
   fetchTopicsOffset = (
-    topics: Array<{ topic: string; partitions: Array<{ partition: number }> }>,
+    topics: Array<{
+      topic: string;
+      partitions: Array<{ partition: number }>;
+      fromBeginning: boolean;
+    }>,
   ) =>
     Promise.resolve(
-      topics.map(({ topic, partitions }) => ({
+      topics.map(({ topic, partitions, fromBeginning }) => ({
         topic,
         partitions: partitions.map(({ partition }) => ({
           partition,
-          offset: this.ends[partition] ?? '0',
+          offset: (fromBeginning ? this.firsts : this.ends)[partition] ?? '0',
         })),
       })),
     );
@@ -241,6 +247,33 @@ describe('readFromPositions, without a consumer group', () => {
     expect(cluster.log).toContain('refresh');
     expect(cluster.fetches.slice(0, 3).map((f) => f.offsets[0])).toEqual(['0', '1', '1']);
     expect(sleeps).toEqual([200]);
+  });
+
+  it('counts failed rounds in a row only: a round that fetched starts the count again', async () => {
+    const down = () => retriable('Connection error: ECONNRESET');
+    const ok = (offset: number) => [{ partition: 0, messages: [message(offset)] }];
+    const cluster = new FakeCluster({ '1': [0] }, { '1': [ok(0), down(), ok(1), down(), ok(2)] });
+    const { outcome, records } = await read(cluster, { 't/0': '0' }, 3, 1);
+    expect(outcome).toBe('records');
+    expect(records).toEqual(['0@0', '0@1', '0@2']);
+  });
+
+  it("brings a position retention deleted up to the partition's first record", async () => {
+    const outOfRange = Object.assign(new Error('The requested offset is not within the range'), {
+      name: 'KafkaJSOffsetOutOfRange',
+      retriable: false,
+      topic: 't',
+      partition: 0,
+    });
+    const cluster = new FakeCluster(
+      { '1': [0] },
+      { '1': [outOfRange, [{ partition: 0, messages: [message(50)] }]] },
+      { 0: '60' },
+    );
+    cluster.firsts = { 0: '50' };
+    const { records } = await read(cluster, { 't/0': '10' }, 1);
+    expect(records).toEqual(['0@50']);
+    expect(cluster.fetches.slice(0, 2).map((f) => f.offsets[0])).toEqual(['10', '50']);
   });
 
   it('follows each leader in a loop of its own: a silent leader does not hold back the other', async () => {

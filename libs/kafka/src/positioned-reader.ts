@@ -101,6 +101,8 @@ class FetchLoops implements PositionedReader {
   private stopped = false;
   /** Set by a loop that failed: the others stop after their fetch and metadata is read again. */
   private failure?: Error;
+  /** A fetch succeeded in this round: the failures before it no longer count. */
+  private fetched = false;
 
   constructor(
     private readonly cluster: Cluster,
@@ -117,6 +119,7 @@ class FetchLoops implements PositionedReader {
     let failures = 0;
     while (!this.stopped) {
       this.failure = undefined;
+      this.fetched = false;
       try {
         await this.cluster.refreshMetadataIfNecessary();
         const leaders = this.leaders();
@@ -128,7 +131,7 @@ class FetchLoops implements PositionedReader {
       if (this.stopped) return;
       const failure = this.failure;
       if (failure === undefined) continue;
-      failures += 1;
+      failures = this.fetched ? 1 : failures + 1;
       if (!isRetriable(failure) || failures > maxFailures) {
         this.stopped = true;
         await this.cluster.disconnect().catch(() => undefined);
@@ -178,6 +181,7 @@ class FetchLoops implements PositionedReader {
             })),
           })),
         });
+        this.fetched = true;
         for (const { topicName, partitions } of responses) {
           for (const data of partitions) await this.handOut(topicName, data);
         }
@@ -206,17 +210,43 @@ class FetchLoops implements PositionedReader {
     }
   }
 
+  /**
+   * Brings the partition's position within what it holds: up to its first record when
+   * retention deleted the records before it (gone for every reader), back to its end if past it.
+   */
+  private async withinRange(topic: string, partition: number): Promise<void> {
+    const key = CatchUp.key(topic, partition);
+    const offsetOf = async (fromBeginning: boolean) => {
+      const [answer] = await this.cluster.fetchTopicsOffset([
+        { topic, partitions: [{ partition }], fromBeginning },
+      ]);
+      return BigInt(answer?.partitions[0]?.offset ?? '0');
+    };
+    const [first, end] = [await offsetOf(true), await offsetOf(false)];
+    const next = BigInt(this.nextOffset(topic, partition));
+    const moved = next < first ? first : next > end ? end : next;
+    if (moved === next) return;
+    this.request.next.set(key, moved.toString());
+    this.request.onPosition?.(topic, partition, moved.toString());
+  }
+
   private nextOffset(topic: string, partition: number): string {
     const offset = this.request.next.get(CatchUp.key(topic, partition));
     if (offset === undefined) throw new Error(`no start position for ${topic}/${partition}`);
     return offset;
   }
 
-  /** After a failed round: forget a closed broker, read metadata again, back off. */
+  /**
+   * After a failed round: forget a closed broker, bring a position the partition no longer
+   * holds back within it, read metadata again, back off.
+   */
   private async recover(failure: Error, failures: number): Promise<void> {
     const closed = failure as Error & { host?: string; port?: number };
     if (failure.name === 'KafkaJSConnectionClosedError' && closed.host && closed.port) {
       this.cluster.removeBroker({ host: closed.host, port: closed.port });
+    }
+    if (isOutOfRange(failure)) {
+      await this.withinRange(failure.topic, failure.partition).catch(() => undefined);
     }
     await this.cluster.refreshMetadata().catch(() => undefined);
     const sleep = this.request.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -229,9 +259,21 @@ function noLeader(topics: readonly string[]): Error {
   return Object.assign(error, { retriable: true });
 }
 
-/** kafkajs marks what a retry can cure (a moved leader, a lost connection, a timeout). */
+/**
+ * kafkajs marks what a retry can cure (a moved leader, a lost connection, a timeout); a position
+ * out of range is cured by {@link FetchLoops.withinRange}.
+ */
 function isRetriable(error: Error): boolean {
-  return (error as Error & { retriable?: boolean }).retriable === true;
+  return isOutOfRange(error) || (error as Error & { retriable?: boolean }).retriable === true;
+}
+
+function isOutOfRange(error: Error): error is Error & { topic: string; partition: number } {
+  const at = error as Error & { topic?: unknown; partition?: unknown };
+  return (
+    error.name === 'KafkaJSOffsetOutOfRange' &&
+    typeof at.topic === 'string' &&
+    typeof at.partition === 'number'
+  );
 }
 
 // --- kafkajs' internals -------------------------------------------------------------------

@@ -3,7 +3,7 @@
  * until what they held at start is read), others from their end (live). How a read-only view
  * rebuilds itself and then stays current. It reads through `readFromPositions`, so it waits for
  * no group join (a broker holds a new group's first one for `group.initial.rebalance.delay.ms`,
- * 3 s by default) and rides out any broker outage.
+ * 3 s by default) and rides out any broker outage; only an error no retry cures stops it.
  */
 import { CatchUp } from './catch-up';
 import type { InboundRecord } from './inbound-record';
@@ -20,6 +20,8 @@ export interface TopicFollowOptions {
   onRecord(record: InboundRecord): void;
   /** Partitions of `replay` not yet read up to their end at start; 0 once caught up. */
   onProgress(remaining: number): void;
+  /** The follower stopped on an error no retry cures (an ACL taken away, say). */
+  onError(error: Error): void;
 }
 
 export class TopicFollower {
@@ -48,7 +50,7 @@ export class TopicFollower {
           this.options.onProgress(catchUp.remaining);
         }
       },
-      onError: () => undefined, // never: it retries without end
+      onError: (error) => this.options.onError(error),
     });
   }
 

@@ -106,6 +106,8 @@ export class StateView implements OnApplicationBootstrap, OnApplicationShutdown 
       maxBytesPerPartition: this.settings.kafka.maxRecordBytes,
       onRecord: (record) => this.take(record),
       onProgress: (remaining) => this.reportCatchUp(remaining),
+      onError: (error) =>
+        this.logger.error(logEvent('view.follow_stopped', { error: errorText(error) })),
     });
     await this.follower.start();
   }
