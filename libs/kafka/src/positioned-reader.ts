@@ -109,9 +109,15 @@ class FetchLoops implements PositionedReader {
     private readonly request: PositionedReadRequest,
   ) {}
 
-  async close(): Promise<void> {
+  /**
+   * Stops handing out records at once. The connections close in the background: kafkajs waits
+   * for a fetch in flight (up to {@link MAX_WAIT_MS}) before it closes one, and a CLI that
+   * awaited that would end up to half a second late.
+   */
+  close(): Promise<void> {
     this.stopped = true;
-    await this.cluster.disconnect(); // a fetch in flight ends with its connection
+    void this.cluster.disconnect().catch(() => undefined);
+    return Promise.resolve();
   }
 
   async run(): Promise<void> {
