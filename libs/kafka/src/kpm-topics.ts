@@ -26,4 +26,3 @@ type GroupService = 'boot-worker' | 'state';
 export function consumerGroupId(topicPrefix: string, service: GroupService): string {
   return `${topicPrefix}-${service}`;
 }
-
