@@ -77,19 +77,3 @@ export async function withAdmin<T>(
     await admin.disconnect();
   }
 }
-
-/** The end offset of every non-empty partition of `topics`, keyed `topic/partition`. */
-export function nonEmptyPartitionEnds(
-  kafka: KafkaClient,
-  topics: readonly string[],
-): Promise<Map<string, bigint>> {
-  return withAdmin(kafka, async (admin) => {
-    const ends = new Map<string, bigint>();
-    for (const topic of topics) {
-      for (const p of await admin.fetchTopicOffsets(topic)) {
-        if (BigInt(p.high) > BigInt(p.low)) ends.set(`${topic}/${p.partition}`, BigInt(p.high));
-      }
-    }
-    return ends;
-  });
-}

@@ -9,7 +9,7 @@ import { CatchUp } from './catch-up';
 import type { InboundRecord } from './inbound-record';
 import type { KafkaClient } from './kafka-client';
 import { readFromPositions, type PositionedReader } from './positioned-reader';
-import { nonEmptyPartitionEnds, withAdmin } from './shared-admin';
+import { withAdmin } from './shared-admin';
 
 export interface TopicFollowOptions {
   /** Read from the beginning; progress is reported until what they held at start is read. */
@@ -35,18 +35,19 @@ export class TopicFollower {
   /** Resolves once the follower reads; records and progress keep coming until `stop`. */
   async start(): Promise<void> {
     const { replay, live, maxBytesPerPartition } = this.options;
-    const catchUp = new CatchUp(await nonEmptyPartitionEnds(this.kafka, replay));
+    const { next, ends } = await this.startOffsets();
+    const catchUp = new CatchUp(ends);
     this.options.onProgress(catchUp.remaining);
     this.reader = await readFromPositions(this.kafka, {
       topics: [...replay, ...live],
-      next: await this.startOffsets(),
+      next,
       fromBeginning: true,
       maxBytesPerPartition,
       maxFailures: Infinity,
       onRecord: (record) => this.options.onRecord(record),
       // Past transaction markers too, which no record tells.
-      onPosition: (topic, partition, next) => {
-        if (catchUp.advance(topic, partition, (BigInt(next) - 1n).toString())) {
+      onPosition: (topic, partition, position) => {
+        if (catchUp.advance(topic, partition, (BigInt(position) - 1n).toString())) {
           this.options.onProgress(catchUp.remaining);
         }
       },
@@ -58,22 +59,28 @@ export class TopicFollower {
     await this.reader?.close();
   }
 
-  /** The replayed topics from their first offset, the live ones from their end. */
-  private startOffsets(): Promise<Map<string, string>> {
+  /**
+   * From one read of the offsets: the replayed topics from their first offset and the end of
+   * each non-empty one (what catching up reaches), the live ones from their end.
+   */
+  private startOffsets(): Promise<{ next: Map<string, string>; ends: Map<string, bigint> }> {
     const { replay, live } = this.options;
     return withAdmin(this.kafka, async (admin) => {
       const next = new Map<string, string>();
-      for (const [topics, fromEnd] of [
-        [replay, false],
-        [live, true],
-      ] as const) {
-        for (const topic of topics) {
-          for (const p of await admin.fetchTopicOffsets(topic)) {
-            next.set(CatchUp.key(topic, p.partition), fromEnd ? p.high : p.low);
-          }
+      const ends = new Map<string, bigint>();
+      for (const topic of replay) {
+        for (const p of await admin.fetchTopicOffsets(topic)) {
+          const key = CatchUp.key(topic, p.partition);
+          next.set(key, p.low);
+          if (BigInt(p.high) > BigInt(p.low)) ends.set(key, BigInt(p.high));
         }
       }
-      return next;
+      for (const topic of live) {
+        for (const p of await admin.fetchTopicOffsets(topic)) {
+          next.set(CatchUp.key(topic, p.partition), p.high);
+        }
+      }
+      return { next, ends };
     });
   }
 }
