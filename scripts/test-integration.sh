@@ -3,10 +3,12 @@
 # share it lightly three at a time, then the heavy ones two at a time, then the serial ones
 # alone. Every phase runs; the exit status says whether all of them passed. The stack comes up
 # with its OpenTelemetry Collector (KPM_STACK_OTEL=1), so that suites can read the spans kpm's
-# services send; KPM_STACK_OTEL=0 leaves it out.
+# services send; KPM_STACK_OTEL=0 leaves it out. Kueue runs beside the API server
+# (KPM_STACK_KUEUE=1) for the suite of kpm's Kueue pod groups; KPM_STACK_KUEUE=0 leaves it out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export KPM_STACK_OTEL="${KPM_STACK_OTEL:-1}"
+export KPM_STACK_KUEUE="${KPM_STACK_KUEUE:-1}"
 
 run() { npx --no-install jest --selectProjects "$@" --forceExit; }
 

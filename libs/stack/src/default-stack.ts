@@ -3,6 +3,7 @@ import { KafkaBroker, KafkaCluster, kafkaNodesSettings, SecureKafkaBroker } from
 import { KubeStack } from './kube';
 import { LocalStack } from './local-stack';
 import { RealNode } from './node';
+import { KueueComponent, kueueRunning } from './kueue';
 import { OtelCollectorComponent, otelCollectorRunning } from './otel';
 
 /** The parts of the embedded stack, in start order. */
@@ -14,11 +15,16 @@ export interface DefaultStackOptions {
    * runs already stays part of the stack until `down`, asked or not.
    */
   otel?: boolean;
+  /**
+   * Adds Kueue beside the API server (`kpm stack up --kueue`), for kpm's pod groups; default
+   * KPM_STACK_KUEUE=1. One that runs already stays part of the stack until `down`, asked or not.
+   */
+  kueue?: boolean;
 }
 
 /**
  * The stack `kpm stack up` and the integration tests use: Kafka, then the Kubernetes control
- * plane (kwok's simulated nodes among it), then the real node, then — when asked — the
+ * plane (kwok's simulated nodes among it), then the real node, then — when asked — Kueue and the
  * OpenTelemetry Collector. `parts` (or KPM_STACK_PARTS=kafka,kube) narrows it, e.g. to Kafka alone.
  */
 export function defaultStack(
@@ -35,6 +41,9 @@ export function defaultStack(
   const kube = new KubeStack();
   if (parts.includes('kube')) components.push(kube);
   if (parts.includes('node')) components.push(new RealNode({ endpoint: () => kube.endpoint() }));
+  const kueue = options.kueue ?? process.env.KPM_STACK_KUEUE === '1';
+  if (parts.includes('kube') && (kueue || kueueRunning()))
+    components.push(new KueueComponent({ endpoint: () => kube.endpoint() }));
   const otel = options.otel ?? process.env.KPM_STACK_OTEL === '1';
   if (otel || otelCollectorRunning()) components.push(new OtelCollectorComponent());
   return new LocalStack(components);

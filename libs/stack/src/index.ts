@@ -11,4 +11,5 @@ export { serviceKafkaIdentity } from './kafka/secure-kafka-settings';
 export * from './images';
 export * from './node';
 export * from './otel';
+export * from './kueue';
 export * from './service-settings';

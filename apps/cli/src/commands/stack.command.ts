@@ -8,7 +8,7 @@ function stackModule() {
   return require('../local/local-stack') as typeof import('../local/local-stack');
 }
 
-function defaultStack(options: { otel?: boolean } = {}) {
+function defaultStack(options: { otel?: boolean; kueue?: boolean } = {}) {
   return stackModule().defaultStack(undefined, options);
 }
 
@@ -27,12 +27,16 @@ export function registerStackCommands(program: Command): void {
       '--otel',
       'also the OpenTelemetry Collector: OTLP on 127.0.0.1, spans to .kpm/otel/spans.jsonl (or KPM_STACK_OTEL=1)',
     )
-    .action(async (options: { json?: boolean; otel?: boolean }) => {
+    .option(
+      '--kueue',
+      'also Kueue beside the API server, for all-or-nothing boots as Kueue pod groups (or KPM_STACK_KUEUE=1)',
+    )
+    .action(async (options: { json?: boolean; otel?: boolean; kueue?: boolean }) => {
       const started = Date.now();
-      // Without --otel, KPM_STACK_OTEL decides; a collector that runs stays either way.
-      const env = await defaultStack(options.otel ? { otel: true } : {}).up((message) =>
-        console.error(`kpm stack: ${message}`),
-      );
+      // Without --otel or --kueue, KPM_STACK_OTEL and KPM_STACK_KUEUE decide; a collector or a
+      // Kueue that runs stays either way.
+      const asked = { ...(options.otel && { otel: true }), ...(options.kueue && { kueue: true }) };
+      const env = await defaultStack(asked).up((message) => console.error(`kpm stack: ${message}`));
       if (options.json) printJson(env);
       else for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);
       console.error(`kpm stack: up in ${((Date.now() - started) / 1000).toFixed(1)} s`);

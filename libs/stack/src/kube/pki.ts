@@ -169,7 +169,8 @@ function createAdminToken(pki: PkiFiles): void {
   });
 }
 
-function openssl(cwd: string, args: string[]): void {
+/** Runs `openssl` (KPM_OPENSSL overrides) in `cwd`; a failure carries its stderr. */
+export function openssl(cwd: string, args: string[]): void {
   try {
     execFileSync(process.env.KPM_OPENSSL ?? 'openssl', args, {
       cwd,

@@ -20,3 +20,9 @@ export function requiredVersion(moduleDir: string, modulePath: string): string {
   if (!match) throw new Error(`kpm: ${moduleDir}/go.mod does not require ${modulePath}`);
   return match[1];
 }
+
+/**
+ * Kueue is `go install`ed at this tag (no replace directives); its CRDs and webhook manifests are
+ * read from the same module in Go's module cache.
+ */
+export const KUEUE_VERSION = 'v0.17.0';

@@ -1,0 +1,2 @@
+export * from './kueue';
+export * from './kueue-manifests';
