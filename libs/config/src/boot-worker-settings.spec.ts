@@ -206,6 +206,45 @@ describe('boot-worker settings', () => {
     });
   });
 
+  it('has no Kueue pod groups unless a ClusterQueue is named, then their defaults', () => {
+    expect(loadSettings('boot-worker', {}).podManagement.kueue).toBeUndefined();
+    const { kueue } = loadSettings('boot-worker', {
+      KPM_ASSIGN_NODES: 'false',
+      KPM_KUEUE_CLUSTER_QUEUE: 'daq-quota',
+    }).podManagement;
+    expect(kueue).toEqual({
+      clusterQueue: 'daq-quota',
+      localQueue: 'kpm',
+      admissionTimeoutSeconds: 300,
+    });
+  });
+
+  it.each<[Record<string, string>, RegExp]>([
+    [
+      { KPM_KUEUE_CLUSTER_QUEUE: 'daq' },
+      /kueue: kueue needs assignNodes: false \(a pod Kueue holds behind its scheduling gate may not name its node/,
+    ],
+    [
+      { KPM_KUEUE_CLUSTER_QUEUE: 'daq', KPM_ASSIGN_NODES: 'false', KPM_LOCALHOST_ALIAS: 'pod-ip' },
+      /kueue needs localhostAlias cluster-ip or none/,
+    ],
+    [
+      { KPM_KUEUE_CLUSTER_QUEUE: 'Daq Quota', KPM_ASSIGN_NODES: 'false' },
+      /kueue\.clusterQueue: kueue\.clusterQueue must be a DNS subdomain/,
+    ],
+    [{ KPM_KUEUE_LOCAL_QUEUE: 'q', KPM_ASSIGN_NODES: 'false' }, /kueue\.clusterQueue/],
+    [
+      {
+        KPM_KUEUE_CLUSTER_QUEUE: 'daq',
+        KPM_ASSIGN_NODES: 'false',
+        KPM_KUEUE_ADMISSION_TIMEOUT_SECONDS: '0',
+      },
+      /kueue\.admissionTimeoutSeconds/,
+    ],
+  ])('refuses Kueue pod groups with %p', (env, why) => {
+    expect(() => loadSettings('boot-worker', env)).toThrow(why);
+  });
+
   it('reads the drunc settings kpm adds from KPM_* variables', () => {
     const { podManagement } = loadSettings('boot-worker', {
       KPM_RUN_AS_USERS: 'alice:1000:1000, bob:1001:2000',

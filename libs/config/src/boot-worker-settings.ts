@@ -22,6 +22,7 @@ import {
 } from 'class-validator';
 import {
   DNS_LABEL,
+  DNS_SUBDOMAIN,
   HOSTNAME,
   MAX_LINUX_ID,
   QUANTITY,
@@ -213,6 +214,47 @@ export function hostConfigsProblem(value: unknown): string | undefined {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * kpm's Kueue pod groups (docs/design.md §4 "Kueue pod groups"): an all-or-nothing boot's pods
+ * are one Kueue pod group, admitted whole by `clusterQueue` or not at all.
+ */
+export class KueueConfig {
+  /** The ClusterQueue (made by the cluster's admin) whose quota admits the sessions' groups. */
+  @IsString()
+  @Matches(DNS_SUBDOMAIN, {
+    message: 'kueue.clusterQueue must be a DNS subdomain (a ClusterQueue name)',
+  })
+  clusterQueue!: string;
+
+  /** The LocalQueue kpm makes in each session's namespace, pointing at `clusterQueue`. */
+  @Matches(DNS_LABEL, { message: 'kueue.localQueue must be a DNS-1123 label' })
+  localQueue = 'kpm';
+
+  /**
+   * How long a group may wait for Kueue's admission (its quota short, or Kueue down) before the
+   * boot fails whole, its pods deleted and Kueue's reason given.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  admissionTimeoutSeconds = 300;
+}
+
+/**
+ * Why `kueue` cannot be used with the other pod settings; undefined if it can. A gated pod may not
+ * name its node (the API server refuses it), and the pods of a group exist before their
+ * connection server runs, so they reach it by its Service, not its pod's address.
+ */
+export function kueueProblem(
+  pods: Pick<PodManagementConfig, 'assignNodes' | 'localhostAlias'>,
+): string | undefined {
+  if (pods.assignNodes)
+    return 'kueue needs assignNodes: false (a pod Kueue holds behind its scheduling gate may not name its node; a scheduler places it once admitted)';
+  if (pods.localhostAlias === 'pod-ip')
+    return "kueue needs localhostAlias cluster-ip or none (a group's pods are made before their connection server has a pod address)";
+  return undefined;
 }
 
 /** How the boot-worker creates, readies and kills pods. */
@@ -516,6 +558,23 @@ export class PodManagementConfig {
   @Min(1)
   @Max(5000)
   maxProcessesPerBoot?: number;
+
+  /**
+   * Kueue pod groups for all-or-nothing boots; unset: none, an all-or-nothing boot checks hosts and
+   * room itself only (docs/design.md §4 "All or nothing").
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KueueConfig)
+  @ValidateBy({
+    name: 'kueueWithScheduler',
+    validator: {
+      validate: (_value, args) => kueueProblem(args?.object as PodManagementConfig) === undefined,
+      defaultMessage: (args) =>
+        kueueProblem(args?.object as PodManagementConfig) ?? 'kueue is invalid',
+    },
+  })
+  kueue?: KueueConfig;
 }
 
 /** How the boot-worker carries out commands (docs/design.md §9.2). */
@@ -572,6 +631,9 @@ export const BOOT_WORKER_ENV: ReadonlyArray<[string, string, (raw: string) => un
   ['KPM_NODE_PORT_RANGE', 'podManagement.nodePortRange', idRangeOf],
   ['KPM_LOCALHOST_ALIAS', 'podManagement.localhostAlias', String],
   ['KPM_READOUT_PRIVILEGED', 'podManagement.readoutPrivileged', (raw) => raw === 'true'],
+  ['KPM_KUEUE_CLUSTER_QUEUE', 'podManagement.kueue.clusterQueue', String],
+  ['KPM_KUEUE_LOCAL_QUEUE', 'podManagement.kueue.localQueue', String],
+  ['KPM_KUEUE_ADMISSION_TIMEOUT_SECONDS', 'podManagement.kueue.admissionTimeoutSeconds', Number],
 ];
 
 function commaList(raw: string): string[] {
