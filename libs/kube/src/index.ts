@@ -14,6 +14,8 @@ export * from './pod-ending';
 export * from './config-map-gateway';
 export * from './http/kube-http';
 export * from './http/kube-core-api';
+export * from './http/kube-kueue-api';
+export * from './kueue-gateway';
 export * from './http/kube-watch';
 export * from './http/kube-connection';
 export * from './pod-liveness';

@@ -1,5 +1,6 @@
 import { KubeHttp } from './http/kube-http';
 import { KubeCoordinationApi, KubeCoreApi } from './http/kube-core-api';
+import { KubeKueueApi } from './http/kube-kueue-api';
 import { KubeWatch } from './http/kube-watch';
 
 /** No API call of kpm's takes this long unless its connection died. */
@@ -9,6 +10,8 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export interface KubeApis {
   core: KubeCoreApi;
   coordination: KubeCoordinationApi;
+  /** Kueue's LocalQueues and Workloads (kpm's pod groups); a cluster without Kueue answers 404. */
+  kueue: KubeKueueApi;
   watch: KubeWatch;
 }
 
@@ -25,6 +28,7 @@ export function createKubeApis(
   return {
     core: new KubeCoreApi(http),
     coordination: new KubeCoordinationApi(http),
+    kueue: new KubeKueueApi(http),
     watch: new KubeWatch(http),
   };
 }

@@ -114,6 +114,39 @@ export class PodGateway {
     }
   }
 
+  /**
+   * Lifts one scheduling gate of a pod of kpm's (a gate can only be removed, never added back),
+   * guarded as `removeFinalizer` is; when the guard fails (the pod in hand is older than the API
+   * server's), the pod is read again and the patch made on what it says. Returns false when the
+   * pod or the gate is already gone.
+   */
+  async removeSchedulingGate(pod: V1Pod, gate: string): Promise<boolean> {
+    const { namespace, name } = pod.metadata ?? {};
+    if (!namespace || !name || !this.labels.isOurs(pod.metadata?.labels)) return false;
+    let current: V1Pod | undefined = pod;
+    for (let attempt = 1; ; attempt++) {
+      const index = current.spec?.schedulingGates?.findIndex((g) => g.name === gate) ?? -1;
+      if (index < 0) return false;
+      const patch = [
+        { op: 'test', path: `/spec/schedulingGates/${index}/name`, value: gate },
+        { op: 'remove', path: `/spec/schedulingGates/${index}` },
+      ];
+      try {
+        await withKubeRetry(
+          () => this.core.patchNamespacedPod({ namespace, name, body: patch }, PatchType.json),
+          this.retry,
+        );
+        return true;
+      } catch (error) {
+        const { kind } = failureOf(error);
+        if (kind === 'not-found') return false;
+        if (kind !== 'invalid' || attempt === 3) throw error;
+      }
+      current = await this.read(namespace, name);
+      if (!current || current.metadata?.uid !== pod.metadata?.uid) return false;
+    }
+  }
+
   /** The last lines of the pod's main container log, bounded in bytes. */
   async logs(pod: V1Pod, tailLines: number, limitBytes: number): Promise<string[]> {
     const { namespace, name } = pod.metadata ?? {};

@@ -14,7 +14,7 @@
 import type { V1ConfigMap, V1Pod, V1Service } from '@kubernetes/client-node';
 import { eventually } from '@kpm/common';
 import type { Role } from '@kpm/contracts';
-import { failureOf } from '@kpm/kube';
+import { failureOf, KUEUE_POD_FINALIZER } from '@kpm/kube';
 import { randomUUID } from 'node:crypto';
 import type { Cluster } from '../cluster/cluster';
 import type { ProcessPod } from '../cluster/process-pod';
@@ -257,7 +257,68 @@ const namespaceCases: ContractCase[] = [
   },
 ];
 
+/** A scheduling gate of the contract's own. */
+const GATE = 'contract.kpm.test/held';
+
+/** The pod, as `behave` placed it, left to a scheduler on that node instead, behind `GATE`. */
+function gated(pod: V1Pod, env: ContractEnv): V1Pod {
+  const node = pod.spec!.nodeName ?? env.readyNode;
+  const spec = { ...pod.spec!, nodeSelector: { 'kubernetes.io/hostname': node } };
+  delete spec.nodeName;
+  return { ...pod, spec: { ...spec, schedulingGates: [{ name: GATE }] } };
+}
+
 const podCases: ContractCase[] = [
+  {
+    name: 'pods: a gated pod is not placed nor run; ungate lifts the gate and it runs; a gate gone is false',
+    run: async (cluster, env) => {
+      const ns = await session(cluster, env, 'gated');
+      const made = await cluster.pods.create(
+        gated(env.behave(kpmPod(cluster, ns, 'held'), UNTIL_DELETED), env),
+      );
+      expect(made.spec?.schedulingGates).toEqual([{ name: GATE }]);
+      const held = await cluster.pods.read(ns, 'held');
+      expect(held?.spec?.nodeName).toBeFalsy();
+      expect(held?.status?.phase).toBe('Pending');
+      expect(await cluster.pods.ungate(made, GATE)).toBe(true);
+      const wait = await cluster.pods.waitFor([made], isRunning, WAIT_MS);
+      expect(wait.pending).toEqual([]);
+      expect(wait.last.get(made.metadata!.uid!)?.spec?.schedulingGates ?? []).toEqual([]);
+      // The pod in hand still shows the gate: the API server's pod says it is gone.
+      expect(await cluster.pods.ungate(made, GATE)).toBe(false);
+      expect(await cluster.pods.ungate(made, 'contract.kpm.test/never')).toBe(false);
+    },
+  },
+  {
+    name: 'pods: a pod that names its node may carry no scheduling gate (invalid, 422)',
+    run: async (cluster, env) => {
+      const ns = await session(cluster, env, 'gated-bound');
+      const pod = env.behave(kpmPod(cluster, ns, 'bound'), UNTIL_DELETED);
+      const nodeName = pod.spec!.nodeName ?? env.readyNode;
+      pod.spec = { ...pod.spec!, nodeName, schedulingGates: [{ name: GATE }] };
+      const failure = await failureFrom(cluster.pods.create(pod));
+      expect(failure).toMatchObject({ kind: 'invalid', status: 422 });
+      expect(failure.message).toMatch(/schedulingGates/);
+      expect(await cluster.pods.read(ns, 'bound')).toBeUndefined();
+    },
+  },
+  {
+    name: "pods: delete lets Kueue's finalizer go first, so the pod goes once it ended and kpm's is dropped",
+    run: async (cluster, env) => {
+      const ns = await session(cluster, env, 'kueue-held');
+      const pod = env.behave(kpmPod(cluster, ns, 'member', { finalizer: true }), UNTIL_DELETED);
+      pod.metadata!.finalizers = [...pod.metadata!.finalizers!, KUEUE_POD_FINALIZER];
+      const made = await cluster.pods.create(pod);
+      expect((await cluster.pods.waitFor([made], isRunning, WAIT_MS)).pending).toEqual([]);
+      expect(await cluster.pods.delete(made, 0)).toBe(true);
+      const ended = await cluster.pods.waitFor([made], hasEnded, WAIT_MS);
+      expect(ended.last.get(made.metadata!.uid!)?.metadata?.finalizers).toEqual([
+        cluster.labels.terminationFinalizer,
+      ]);
+      await env.dropFinalizers(ns, 'member');
+      expect((await cluster.pods.waitFor([made], isGone, WAIT_MS)).pending).toEqual([]);
+    },
+  },
   {
     name: 'pods: create returns the pod with its uid; a taken name fails as a conflict (409 AlreadyExists)',
     run: async (cluster, env) => {

@@ -12,7 +12,13 @@
  * - kpm's watcher is simulated: it releases the termination-record finalizer of an ended pod
  *   `watcherDelayMs` after the end (`watcherDelayMs: undefined` — no watcher runs);
  * - a namespace being deleted deletes its pods and goes once they are gone; a pod's owned
- *   Services go with it.
+ *   Services go with it;
+ * - a pod with scheduling gates does not run until the last is lifted; one that names its node
+ *   may carry none (422);
+ * - with `kueue`, Kueue's pod integration is played as Kueue v0.17 does it: a pod naming a queue
+ *   gets Kueue's admission gate and finalizer at creation; a group's gate is lifted from all its
+ *   pods once all `pod-group-total-count` exist, if the quota admits them, and its Workload's
+ *   conditions say why not otherwise.
  *
  * `history` lists what happened, with the virtual time, for tables to assert.
  */
@@ -25,9 +31,21 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 import { VirtualClock } from '@kpm/common';
-import { KpmLabels, KubeCallFailed, NodeDirectory, type KubeFailure } from '@kpm/kube';
+import {
+  KpmLabels,
+  KubeCallFailed,
+  KUEUE_ADMISSION_GATE,
+  KUEUE_GROUP_TOTAL_ANNOTATION,
+  KUEUE_POD_FINALIZER,
+  KUEUE_POD_GROUP_LABEL,
+  KUEUE_QUEUE_NAME_LABEL,
+  NodeDirectory,
+  type KubeFailure,
+  type KueueCondition,
+} from '@kpm/kube';
 import type {
   Cluster,
+  KueueQueues,
   Nodes,
   PodWait,
   ProcessPods,
@@ -66,8 +84,16 @@ export interface FakeClusterOptions {
   defaultScript?: PodScript;
   /** How long after a pod ends kpm's watcher releases its finalizer; undefined: no watcher. */
   watcherDelayMs?: number;
+  /** Kueue runs: `admits` false stands for a ClusterQueue whose quota is short. */
+  kueue?: { admits: boolean };
   clock?: VirtualClock;
 }
+
+/** How long the fake Kueue takes to admit a complete group (its reconcile), virtual ms. */
+const KUEUE_ADMIT_MS = 50;
+/** Kueue's message for a group it cannot fit, as Kueue words it. */
+export const FAKE_QUOTA_SHORT =
+  "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor default";
 
 export interface Happening {
   /** ms since the cluster was made. */
@@ -91,6 +117,9 @@ export class FakeCluster implements Cluster {
   readonly services: ProcessServices;
   readonly nodes: Nodes;
   readonly restartRecords: RestartRecords;
+  readonly kueue: KueueQueues;
+  /** LocalQueues made through the port: `namespace/name` → ClusterQueue. */
+  readonly localQueues = new Map<string, string>();
   /** Scripts by pod name. */
   readonly scripts = new Map<string, PodScript>();
   watcherDelayMs: number | undefined;
@@ -104,6 +133,7 @@ export class FakeCluster implements Cluster {
   private readonly listeners = new Set<() => void>();
   private readonly failures: Array<{ operation: string; failure: KubeFailure }> = [];
   private readonly timers = new Map<string, Array<() => void>>();
+  private readonly workloads = new Map<string, KueueCondition[]>();
   private uids = 0;
   private ips = 0;
 
@@ -121,6 +151,7 @@ export class FakeCluster implements Cluster {
     this.services = this.servicePort();
     this.nodes = this.nodePort();
     this.restartRecords = this.recordPort();
+    this.kueue = this.kueuePort();
   }
 
   // --- arranging a table's cluster -----------------------------------------------------------
@@ -279,12 +310,33 @@ export class FakeCluster implements Cluster {
           const pod = this.pod(namespace, name);
           return pod && this.labels.isOurs(pod.metadata?.labels) ? pod : undefined;
         }),
-      delete: (pod, grace) => this.call('pods.delete', () => this.deletePod(pod, grace)),
+      delete: (pod, grace) =>
+        this.call('pods.delete', () => {
+          this.releaseFromKueue(pod);
+          return this.deletePod(pod, grace);
+        }),
+      ungate: (pod, gate) => this.call('pods.ungate', () => this.ungate(keyOf(pod), gate)),
       logs: (pod, tailLines) =>
         this.call('pods.logs', () =>
           (this.scriptOf(pod.metadata!.name!).logs ?? []).slice(-tailLines),
         ),
       waitFor: (pods, done, timeoutMs, signal) => this.waitPods(pods, done, timeoutMs, signal),
+    };
+  }
+
+  private kueuePort(): KueueQueues {
+    return {
+      ensureLocalQueue: (namespace, name, clusterQueue) =>
+        this.call('kueue.localQueue', () => {
+          this.admit('localqueues', namespace, name);
+          const key = `${namespace}/${name}`;
+          if (!this.localQueues.has(key)) {
+            this.localQueues.set(key, clusterQueue);
+            this.happened(`create localqueue ${key} for ${clusterQueue}`);
+          }
+        }),
+      workloadConditions: (namespace, group) =>
+        this.call('kueue.workload', () => clone(this.workloads.get(`${namespace}/${group}`))),
     };
   }
 
@@ -401,7 +453,21 @@ export class FakeCluster implements Cluster {
     }
     if (this.podStore.has(key))
       this.fail('conflict', 409, 'AlreadyExists', `pods "${name}" already exists`);
+    if (body.spec?.nodeName && (body.spec.schedulingGates ?? []).length > 0)
+      this.fail(
+        'invalid',
+        422,
+        'Invalid',
+        `Pod "${name}" is invalid: spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared`,
+      );
     const pod: V1Pod = clone(body);
+    if (this.options.kueue && pod.metadata?.labels?.[KUEUE_QUEUE_NAME_LABEL]) {
+      pod.metadata.finalizers = [...(pod.metadata.finalizers ?? []), KUEUE_POD_FINALIZER];
+      pod.spec!.schedulingGates = [
+        ...(pod.spec!.schedulingGates ?? []),
+        { name: KUEUE_ADMISSION_GATE },
+      ];
+    }
     pod.metadata = {
       ...pod.metadata,
       uid: pod.metadata?.uid ?? this.uid(),
@@ -411,8 +477,57 @@ export class FakeCluster implements Cluster {
     this.podStore.set(key, pod);
     if (viaPort) this.happened(`create pod ${key}`);
     this.runScript(pod);
+    this.kueueReconcile(pod);
     this.changed();
     return clone(pod);
+  }
+
+  /** Kueue's group reconcile: a complete group is admitted (its gate lifted) or held with a reason. */
+  private kueueReconcile(pod: V1Pod): void {
+    const group = pod.metadata?.labels?.[KUEUE_POD_GROUP_LABEL];
+    if (!this.options.kueue || !group) return;
+    const namespace = pod.metadata!.namespace!;
+    const total = Number(pod.metadata?.annotations?.[KUEUE_GROUP_TOTAL_ANNOTATION]);
+    const members = [...this.podStore.values()].filter(
+      (p) =>
+        p.metadata?.namespace === namespace && p.metadata.labels?.[KUEUE_POD_GROUP_LABEL] === group,
+    );
+    if (members.length < total) return;
+    const key = `${namespace}/${group}`;
+    if (!this.options.kueue.admits) {
+      this.workloads.set(key, [
+        { type: 'QuotaReserved', status: 'False', reason: 'Pending', message: FAKE_QUOTA_SHORT },
+      ]);
+      return;
+    }
+    this.clock.schedule(KUEUE_ADMIT_MS, () => {
+      this.workloads.set(key, [
+        { type: 'QuotaReserved', status: 'True', reason: 'QuotaReserved' },
+        { type: 'Admitted', status: 'True', reason: 'Admitted' },
+      ]);
+      this.happened(`kueue admits ${key}`);
+      for (const member of members) this.ungate(keyOf(member), KUEUE_ADMISSION_GATE);
+    });
+  }
+
+  /** A gate lifted; the last one lets the kubelet run the pod. */
+  private ungate(key: string, gate: string): boolean {
+    const pod = this.podStore.get(key);
+    const gates = pod?.spec?.schedulingGates ?? [];
+    if (!pod || !gates.some((g) => g.name === gate)) return false;
+    pod.spec!.schedulingGates = gates.filter((g) => g.name !== gate);
+    if (gate !== KUEUE_ADMISSION_GATE) this.happened(`ungate pod ${key} ${gate}`);
+    if (pod.spec!.schedulingGates.length === 0 && !pod.metadata?.deletionTimestamp)
+      this.runScript(pod);
+    this.changed();
+    return true;
+  }
+
+  /** What kpm does before deleting a pod of a Kueue group: Kueue's finalizer goes first. */
+  private releaseFromKueue(target: V1Pod): void {
+    const pod = this.podStore.get(keyOf(target));
+    if (!pod?.metadata?.finalizers?.includes(KUEUE_POD_FINALIZER)) return;
+    pod.metadata.finalizers = pod.metadata.finalizers.filter((f) => f !== KUEUE_POD_FINALIZER);
   }
 
   /** The API server's admission of a create: its namespace is there and not being deleted. */
@@ -444,6 +559,7 @@ export class FakeCluster implements Cluster {
 
   /** The kubelet: the pod's life as its script says. */
   private runScript(pod: V1Pod): void {
+    if ((pod.spec?.schedulingGates ?? []).length > 0) return;
     const script = this.scriptOf(pod.metadata!.name!);
     const key = keyOf(pod);
     if (script.waitingReason) {

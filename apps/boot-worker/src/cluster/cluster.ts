@@ -8,7 +8,7 @@
  */
 import type { V1ConfigMap, V1Namespace, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Role } from '@kpm/contracts';
-import type { KpmLabels, NodeVerdict } from '@kpm/kube';
+import type { KpmLabels, KueueCondition, NodeVerdict } from '@kpm/kube';
 import type { ProcessPod } from './process-pod';
 
 export interface Cluster {
@@ -19,6 +19,8 @@ export interface Cluster {
   readonly services: ProcessServices;
   readonly nodes: Nodes;
   readonly restartRecords: RestartRecords;
+  /** Kueue's side of kpm's pod groups (docs/design.md §4 "Kueue pod groups"). */
+  readonly kueue: KueueQueues;
 }
 
 /** One namespace per session. */
@@ -54,8 +56,16 @@ export interface ProcessPods {
   create(pod: V1Pod): Promise<V1Pod>;
   /** The pod if it exists and is kpm's. */
   read(namespace: string, name: string): Promise<V1Pod | undefined>;
-  /** Deletes with the grace period; false when the pod is gone already (or is another by now). */
+  /**
+   * Deletes with the grace period; false when the pod is gone already (or is another by now). A
+   * pod in a Kueue pod group is let go of Kueue first (its `kueue.x-k8s.io/managed` finalizer
+   * removed, as Kueue itself does with a group's pods it no longer needs): else Kueue keeps a
+   * deleted pod until its whole group ends, and its name is never free for a restart. kpm's own
+   * finalizer still keeps it until the watcher has recorded its end.
+   */
   delete(pod: V1Pod, gracePeriodSeconds: number): Promise<boolean>;
+  /** Lifts one scheduling gate of the pod; false when the pod or that gate is gone already. */
+  ungate(pod: V1Pod, gate: string): Promise<boolean>;
   /** The last lines of the pod's main container log, bounded in bytes. */
   logs(pod: V1Pod, tailLines: number, limitBytes: number): Promise<string[]>;
   /** Waits until `done` holds for every pod (undefined: gone), the timeout passes or `signal` aborts. */
@@ -99,6 +109,13 @@ export interface Nodes {
 }
 
 /** Restarts in progress (restart-record.ts), kept as ConfigMaps so a redelivery resumes them. */
+export interface KueueQueues {
+  /** The LocalQueue `name` in the namespace, pointing at `clusterQueue`; one there already is kept. */
+  ensureLocalQueue(namespace: string, name: string, clusterQueue: string): Promise<void>;
+  /** The conditions of the Workload Kueue made for a pod group; undefined while there is none. */
+  workloadConditions(namespace: string, group: string): Promise<KueueCondition[] | undefined>;
+}
+
 export interface RestartRecords {
   /** kpm's records carrying the label equalities, in every namespace. */
   list(labels: Record<string, string>): Promise<V1ConfigMap[]>;

@@ -8,16 +8,20 @@ import type { KpmSettings } from '@kpm/config';
 import {
   ConfigMapGateway,
   KpmLabels,
+  KUEUE_POD_FINALIZER,
+  KueueGateway,
   NamespaceGateway,
   NodeDirectory,
   ObjectWaiter,
   PodGateway,
   ServiceGateway,
+  failureOf,
   type KubeApis,
   type KubeRetryOptions,
 } from '@kpm/kube';
 import type {
   Cluster,
+  KueueQueues,
   Nodes,
   PodWait,
   ProcessPods,
@@ -52,6 +56,7 @@ export class KubeCluster implements Cluster {
   readonly services: ProcessServices;
   readonly nodes: Nodes;
   readonly restartRecords: RestartRecords;
+  readonly kueue: KueueQueues;
 
   constructor(apis: KubeApis, settings: Pick<KpmSettings, 'podManagement' | 'labels'>) {
     const { podManagement } = settings;
@@ -76,6 +81,12 @@ export class KubeCluster implements Cluster {
       list: (selector) => configMaps.list(selector),
       create: async (record) => void (await configMaps.create(record.metadata!.namespace!, record)),
       delete: (record) => configMaps.delete(record),
+    };
+    const kueue = new KueueGateway(apis.kueue, labels, retry);
+    this.kueue = {
+      ensureLocalQueue: async (namespace, name, clusterQueue) =>
+        void (await kueue.ensureLocalQueue(namespace, name, clusterQueue)),
+      workloadConditions: (namespace, group) => kueue.workloadConditions(namespace, group),
     };
   }
 }
@@ -159,8 +170,31 @@ class KubePods implements ProcessPods {
     return this.gateway.read(namespace, name);
   }
 
-  delete(pod: V1Pod, gracePeriodSeconds: number): Promise<boolean> {
+  async delete(pod: V1Pod, gracePeriodSeconds: number): Promise<boolean> {
+    if (pod.metadata?.finalizers?.includes(KUEUE_POD_FINALIZER)) await this.releaseFromKueue(pod);
     return this.gateway.delete(pod, gracePeriodSeconds);
+  }
+
+  ungate(pod: V1Pod, gate: string): Promise<boolean> {
+    return this.gateway.removeSchedulingGate(pod, gate);
+  }
+
+  /**
+   * Kueue's finalizer off the pod (kueue.x-k8s.io/managed). The pod in hand may be older than the
+   * API server's: a guarded patch that no longer matches is tried again on the pod read afresh.
+   */
+  private async releaseFromKueue(pod: V1Pod): Promise<void> {
+    let current: V1Pod | undefined = pod;
+    for (let attempt = 1; current && attempt <= 3; attempt++) {
+      try {
+        await this.gateway.removeFinalizer(current, KUEUE_POD_FINALIZER);
+        return;
+      } catch (error) {
+        if (failureOf(error).kind !== 'invalid' || attempt === 3) throw error;
+      }
+      current = await this.gateway.read(pod.metadata!.namespace!, pod.metadata!.name!);
+      if (current?.metadata?.uid !== pod.metadata?.uid) return;
+    }
   }
 
   logs(pod: V1Pod, tailLines: number, limitBytes: number): Promise<string[]> {

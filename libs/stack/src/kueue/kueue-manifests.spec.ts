@@ -85,7 +85,7 @@ describe('Kueue’s manifests as the local stack applies them', () => {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name },
-      spec: { group: 'kueue.x-k8s.io' },
+      spec: { group: 'kueue.x-k8s.io' } as { group: string; conversion?: unknown },
     });
     expect(kueueCrd(crd('workloads.kueue.x-k8s.io'), endpoint).spec.conversion).toEqual({
       strategy: 'Webhook',
