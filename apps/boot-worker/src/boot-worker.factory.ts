@@ -11,6 +11,7 @@ import { BootChecks } from './boot/boot-checks';
 import { BootHandler } from './boot/boot-handler';
 import { bootPolicyOf } from './boot/boot-validator';
 import { PodBuilder } from './boot/pod-builder';
+import { PodGroupBoot } from './boot/pod-group-boot';
 import { ProcessBooter } from './boot/process-booter';
 import { SessionNamespace } from './boot/session-namespace';
 import type { Reachability } from './boot/reachability';
@@ -64,8 +65,9 @@ export function createHandlers(
   const stages = new StageExecutor(cluster.pods, endings, clock, pm.bootConcurrency);
   const killer = new Killer(stages, facts, pm, clock, metrics);
   const sessions = new SessionNamespace(cluster, builder, pm.namespaceCleanupTimeoutSeconds);
+  const groups = pm.kueue && new PodGroupBoot(cluster, booter, { ...pm, kueue: pm.kueue });
   return {
-    boot: new BootHandler(checks, sessions, booter, facts, pm),
+    boot: new BootHandler(checks, sessions, booter, facts, pm, groups),
     kill: new KillHandler(cluster, killer, operatorUsers),
     terminate: new TerminateHandler(cluster, killer, operatorUsers),
     restart: new RestartHandler(cluster, checks, killer, booter, facts, { ...pm, operatorUsers }),

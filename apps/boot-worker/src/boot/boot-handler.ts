@@ -1,6 +1,7 @@
 /**
  * `boot`: check it against the cluster and the configuration, emit `boot.accepted` while the
- * session's namespace is prepared, then boot the processes in drunc's order (boot-order.ts),
+ * session's namespace is prepared, then boot the processes in drunc's order (boot-order.ts) —
+ * an all-or-nothing boot as one Kueue pod group when Kueue is configured (pod-group-boot.ts) —
  * streaming `process.booted` / `process.boot-failed` as they settle.
  */
 import { mapConcurrent, type Batcher } from '@kpm/common';
@@ -14,6 +15,7 @@ import { bootFailure, type BootFailure, type BootOutcome } from './boot-failure'
 import { bootStages, isConnectionServer, waitsForReady } from './boot-order';
 import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext } from './pod-builder';
+import type { PodGroupBoot } from './pod-group-boot';
 import type { ProcessBooter } from './process-booter';
 import type { SessionNamespace } from './session-namespace';
 
@@ -40,6 +42,8 @@ export class BootHandler {
     private readonly booter: ProcessBooter,
     private readonly facts: ProcessFacts,
     private readonly settings: BootSettings,
+    /** Kueue pod groups (podManagement.kueue), for all-or-nothing boots; none without Kueue. */
+    private readonly groups?: PodGroupBoot,
   ) {}
 
   /** Boots the command's processes; returns the reasons it is refused, if it is. */
@@ -75,7 +79,13 @@ export class BootHandler {
         const listed = namespace?.metadata?.deletionTimestamp ? undefined : found.infrastructure;
         if (!server)
           run.context.connectionServer = await this.booter.sessionConnectionServer(session, listed);
-        await this.bootInOrder(processes, run);
+        if (command.allOrNothing && this.groups)
+          await this.groups.boot(processes, {
+            context: run.context,
+            signal: run.signal,
+            settled: (process, outcome) => this.settled(process, outcome, run),
+          });
+        else await this.bootInOrder(processes, run);
       }
     } finally {
       await run.facts.flushed();
@@ -152,6 +162,12 @@ export class BootHandler {
       run.context.connectionServer = outcome.connectionServer;
     run.facts.add(this.facts.bootOutcome(run.subject, process, run.context, outcome));
     return outcome;
+  }
+
+  /** A process of a pod group settled: counted as the booter counts, its fact streamed. */
+  private settled(process: PlannedProcess, outcome: BootOutcome, run: BootRun): void {
+    this.booter.count(outcome);
+    run.facts.add(this.facts.bootOutcome(run.subject, process, run.context, outcome));
   }
 
   private failAll(processes: readonly PlannedProcess[], failure: BootFailure, run: BootRun): void {

@@ -20,6 +20,7 @@ import { waitPreviousPodGone } from './previous-pod';
 import type { BootContext, PodBuilder, PodPlacement } from './pod-builder';
 import { isConnectionServer } from './boot-order';
 import { isConnectionServer as isDruncConnectionServer } from './process-network';
+import { inPodGroup, type PodGroupMembership } from './kueue-pod-group';
 import { reachTarget, type Reachability } from './reachability';
 
 /** A name taken meanwhile is tried again this often (its earlier pod freed each time). */
@@ -28,6 +29,15 @@ const CREATE_ATTEMPTS = 3;
 interface BootOptions {
   waitReady: boolean;
   signal?: AbortSignal;
+  /** The Kueue pod group the pod joins (kueue-pod-group.ts): a restart's, as its old pod's. */
+  group?: PodGroupMembership;
+}
+
+/** A pod made with its Service, not yet waited for. */
+export interface MadePod {
+  ok: true;
+  pod: V1Pod;
+  service: V1Service;
 }
 
 export class ProcessBooter {
@@ -51,10 +61,15 @@ export class ProcessBooter {
     const placement = await this.place(process);
     const outcome =
       'ok' in placement ? placement : await this.start(process, context, placement, options);
+    this.count(outcome);
+    return outcome;
+  }
+
+  /** The boot-worker's count of processes booted and failed, by code. */
+  count(outcome: BootOutcome): void {
     this.metrics?.processes.inc(
       outcome.ok ? { outcome: 'booted', code: '' } : { outcome: 'boot_failed', code: outcome.code },
     );
-    return outcome;
   }
 
   /** The pod, its Service, and the wait for Ready (and drunc's connect) when asked. */
@@ -62,23 +77,49 @@ export class ProcessBooter {
     process: PlannedProcess,
     context: BootContext,
     placement: PodPlacement,
-    { waitReady, signal }: BootOptions,
+    { waitReady, signal, group }: BootOptions,
   ): Promise<BootOutcome> {
-    const created = await this.createOrAdopt(
-      this.builder.pod(process, context, placement),
-      process,
-      signal,
-    );
+    const made = await this.make(process, context, placement, { group, signal });
+    if (!made.ok || !waitReady) return made;
+    return this.settle(process, made, signal);
+  }
+
+  /**
+   * The pod (in its Kueue pod group, behind kpm's boot-order gate, when told) and its Service,
+   * neither waited for.
+   */
+  async make(
+    process: PlannedProcess,
+    context: BootContext,
+    placement: PodPlacement,
+    options: { group?: PodGroupMembership; gate?: string; signal?: AbortSignal } = {},
+  ): Promise<MadePod | BootFailure> {
+    let body = this.builder.pod(process, context, placement);
+    if (options.group) body = inPodGroup(body, options.group, options.gate);
+    const created = await this.createOrAdopt(body, process, options.signal);
     if (!created.ok) return created;
     const service = await this.expose(created.pod, process);
     if ('ok' in service) return service;
-    if (!waitReady) return created;
-    const ready = await this.waitReady(created.pod, signal);
+    return { ok: true, pod: created.pod, service };
+  }
+
+  /** The wait for Ready and drunc's connect; a connection server says where it is reached. */
+  async settle(process: PlannedProcess, made: MadePod, signal?: AbortSignal): Promise<BootOutcome> {
+    const ready = await this.waitReady(made.pod, signal);
     if (!ready.ok) return ready;
     const unreachable = await this.reachable(ready.pod, process, signal);
     if (unreachable) return unreachable;
-    const address = this.connectionServerAddress(process, ready.pod, service);
+    const address = this.connectionServerAddress(process, ready.pod, made.service);
     return address ? { ...ready, connectionServer: address } : ready;
+  }
+
+  /**
+   * Where the other pods will reach a connection server known only by its Service so far (a pod
+   * group's pods are all made before it runs): its cluster IP; undefined for another process, or
+   * when `localhostAlias` is none.
+   */
+  serviceAddress(process: PlannedProcess, service: V1Service): string | undefined {
+    return this.connectionServerAddress(process, undefined, service);
   }
 
   /**
@@ -170,19 +211,19 @@ export class ProcessBooter {
   /** Where the other pods reach the connection server as `localhost` (`localhostAlias`). */
   private connectionServerAddress(
     process: PlannedProcess,
-    pod: V1Pod,
+    pod: V1Pod | undefined,
     service: V1Service,
   ): string | undefined {
     if (!isConnectionServer(process, this.settings.connectionServerName)) return undefined;
     const alias = this.settings.localhostAlias;
-    if (alias === 'pod-ip') return pod.status?.podIP;
+    if (alias === 'pod-ip') return pod?.status?.podIP;
     if (alias === 'cluster-ip' && service.spec?.clusterIP !== 'None')
       return service.spec?.clusterIP;
     return undefined;
   }
 
   /** allowedHosts: the first usable one (drunc checks allowedHosts[0]); none: a usable node. */
-  private async place(process: PlannedProcess): Promise<PodPlacement | BootFailure> {
+  async place(process: PlannedProcess): Promise<PodPlacement | BootFailure> {
     const { nodes } = this.cluster;
     const { assignNodes } = this.settings;
     const hosts = process.spec.restriction?.allowedHosts ?? [];

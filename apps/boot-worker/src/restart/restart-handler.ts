@@ -10,6 +10,7 @@ import { shutdownStages, treeDepth, type FieldError, type RestartCommand } from 
 import type { BootChecks } from '../boot/boot-checks';
 import type { BootOutcome } from '../boot/boot-failure';
 import { bootStages, waitsForReady } from '../boot/boot-order';
+import { podGroupOfPod } from '../boot/kueue-pod-group';
 import type { PlannedProcess } from '../boot/planned-process';
 import { waitPreviousPodGone } from '../boot/previous-pod';
 import type { ProcessBooter } from '../boot/process-booter';
@@ -206,9 +207,12 @@ export class RestartHandler {
       if (outcomes.has(r)) continue;
       const waitReady = waitsForReady(r.process, this.settings.connectionServerName);
       const bootContext = { ...this.bootContext(r.target, context), connectionServer };
+      // A process of a Kueue pod group joins its group again, as its replacement.
+      const group = podGroupOfPod(r.old?.pod);
       const outcome = await this.booter.boot(r.process, bootContext, {
         waitReady,
         signal: context.signal,
+        group,
       });
       if (outcome.ok && outcome.connectionServer) connectionServer = outcome.connectionServer;
       outcomes.set(r, outcome);
