@@ -275,6 +275,12 @@ describe('on the local API server', () => {
       name,
       namespace,
     });
+    const kueue = (verb: string, resource: string) => ({
+      verb,
+      group: 'kueue.x-k8s.io',
+      resource,
+      namespace: SESSION_NS,
+    });
     const anything = { verb: '*', group: '*', resource: '*' };
 
     type Row = [string, V1ResourceAttributes, boolean];
@@ -285,7 +291,12 @@ describe('on the local API server', () => {
         core(v, 'namespaces'),
         true,
       ]),
-      ...['get', 'list', 'watch', 'create', 'delete'].map((v): Row => [`${v} pods`, pods(v), true]),
+      // patch: a Kueue pod group's gates lifted, Kueue's finalizer let go before a delete.
+      ...['get', 'list', 'watch', 'create', 'delete', 'patch'].map((v): Row => [
+        `${v} pods`,
+        pods(v),
+        true,
+      ]),
       ['list pods in every namespace', pods('list', ''), true],
       ['read pod logs', pods('get', SESSION_NS, 'log'), true],
       [
@@ -306,6 +317,12 @@ describe('on the local API server', () => {
       ]),
       ['list configmaps in every namespace', core('list', 'configmaps', ''), true],
       ['list nodes', core('list', 'nodes'), true],
+      ...['get', 'create'].map((v): Row => [
+        `${v} Kueue LocalQueues`,
+        kueue(v, 'localqueues'),
+        true,
+      ]),
+      ['get Kueue Workloads', kueue('get', 'workloads'), true],
       // What it must not do.
       ...['get', 'list', 'create'].map((v): Row => [
         `${v} secrets`,
@@ -313,9 +330,24 @@ describe('on the local API server', () => {
         false,
       ]),
       ['list secrets in every namespace', core('list', 'secrets', ''), false],
-      ...['update', 'patch'].map((v): Row => [`${v} pods`, pods(v), false]),
+      ['update pods', pods('update'), false],
       ['exec into pods', pods('create', SESSION_NS, 'exec'), false],
       ['update namespaces', core('update', 'namespaces'), false],
+      ...['delete', 'update'].map((v): Row => [
+        `${v} Kueue LocalQueues`,
+        kueue(v, 'localqueues'),
+        false,
+      ]),
+      ...['create', 'delete', 'update'].map((v): Row => [
+        `${v} Kueue Workloads`,
+        kueue(v, 'workloads'),
+        false,
+      ]),
+      [
+        'create Kueue ClusterQueues',
+        { verb: 'create', group: 'kueue.x-k8s.io', resource: 'clusterqueues' },
+        false,
+      ],
       ...['get', 'create', 'patch', 'delete'].map((v): Row => [
         `${v} nodes`,
         core(v, 'nodes'),
