@@ -1,13 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { CustomObjectsApi, Watch, type V1Pod } from '@kubernetes/client-node';
 import { eventually } from '@kpm/common';
-import { CommandType, ProcessEventType } from '@kpm/contracts';
+import {
+  CompletionType,
+  CommandType,
+  ProcessEventType,
+  topicName,
+  type CommandCompleted,
+} from '@kpm/contracts';
 import {
   KUEUE_GROUP_TOTAL_ANNOTATION,
   KUEUE_POD_GROUP_LABEL,
   KUEUE_QUEUE_NAME_LABEL,
 } from '@kpm/kube';
-import { BootWorkerHarness } from '../support/boot-worker-harness';
+import type { BootWorkerHarness } from '../support/boot-worker-harness';
+import { KpmTrio } from '../support/kpm-trio';
+import { stackEnv } from '../support/stack-env';
+import { TopicProbe, type ProbedRecord } from '../support/topic-probe';
 
 /**
  * kpm's Kueue pod groups against Kueue itself (v0.17.0, built from the Go module proxy and run
@@ -16,7 +25,7 @@ import { BootWorkerHarness } from '../support/boot-worker-harness';
  * of 2 cpus admits a drunc tree of 5 processes asking 200m each as one Workload, and kpm releases
  * it in drunc's order; the same tree asking 1 cpu each is never admitted: every process fails
  * with Kueue's reason and no pod is left; a restart joins its group again; a kill gives the quota
- * back.
+ * back. The whole system runs (boot-worker, watcher, state): each command completes exactly once.
  */
 jest.setTimeout(240_000);
 
@@ -27,8 +36,22 @@ const FLAVOR = `kpg-${suffix}`;
 const CLUSTER_QUEUE = `kpg-${suffix}`;
 const ADMISSION_TIMEOUT_S = 8;
 
+let trio: KpmTrio;
 let h: BootWorkerHarness;
 let kueue: CustomObjectsApi;
+let completions: TopicProbe;
+
+function completionOf(r: ProbedRecord): CommandCompleted | undefined {
+  return r.event?.type === CompletionType.commandCompleted
+    ? (r.event.data as unknown as CommandCompleted)
+    : undefined;
+}
+
+/** The command's completion, once the state service sends it. */
+async function completion(commandId: string): Promise<CommandCompleted> {
+  const found = await completions.waitFor((r) => completionOf(r)?.commandId === commandId, 120_000);
+  return completionOf(found)!;
+}
 
 /** drunc's tree: its connection server, root controller, a segment and two applications. */
 function tree(cpu: string) {
@@ -98,7 +121,7 @@ beforeAll(async () => {
     throw new Error(
       'this suite needs Kueue in the stack: run `npx kpm stack up --kueue` (scripts/test-integration.sh sets KPM_STACK_KUEUE=1)',
     );
-  h = await BootWorkerHarness.start('kpg', {
+  trio = await KpmTrio.start('kpg', {
     KPM_ALLOWED_IMAGES: 'kpm.invalid/*',
     KPM_DEFAULT_IMAGE: 'kpm.invalid/daq-app:1.0',
     KPM_RUN_AS_USERS: 'alice:1000:1000',
@@ -106,6 +129,10 @@ beforeAll(async () => {
     KPM_KUEUE_CLUSTER_QUEUE: CLUSTER_QUEUE,
     KPM_KUEUE_ADMISSION_TIMEOUT_SECONDS: String(ADMISSION_TIMEOUT_S),
   });
+  h = trio.harness;
+  completions = await new TopicProbe(stackEnv().brokers, [
+    topicName('completions', trio.prefix),
+  ]).start();
   kueue = h.kubeconfig.makeApiClient(CustomObjectsApi);
   // Admitted pods land on kwok's nodes only (the flavor's node labels become their selector).
   await kueue.createClusterCustomObject({
@@ -147,7 +174,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h?.close();
+  await completions?.stop();
+  await trio?.close();
   for (const [plural, name] of [
     ['clusterqueues', CLUSTER_QUEUE],
     ['resourceflavors', FLAVOR],
@@ -213,6 +241,9 @@ describe('an all-or-nothing boot as a Kueue pod group', () => {
       { ip: service.spec!.clusterIP, hostnames: ['localhost'] },
     ]);
     await cpuReservedBecomes('1');
+    const done = await completion('kpg-fits');
+    expect(done).toMatchObject({ commandType: CommandType.boot, status: 'succeeded' });
+    expect(done.processes).toHaveLength(5);
   });
 
   it('restarts a process into its group: Kueue counts the new pod in and lets it run', async () => {
@@ -270,10 +301,22 @@ describe('an all-or-nothing boot as a Kueue pod group', () => {
         ),
       );
     }
+    // The watcher recorded the end of pods that never ran, and let them go.
     await h.until(
       () => h.pods(short),
       (pods) => pods.length === 0,
     );
     await cpuReservedBecomes('0');
+    const done = await completion('kpg-short');
+    expect(done.status).toBe('failed');
+    expect(done.processes).toEqual([]);
+    expect(done.errors).toHaveLength(5);
+    for (const error of done.errors ?? []) expect(error.message).toMatch(/Kueue did not admit/);
+  });
+
+  it('completed each command exactly once', () => {
+    const ids = completions.records.flatMap((r) => completionOf(r)?.commandId ?? []);
+    for (const id of ['kpg-fits', 'kpg-restart', 'kpg-kill', 'kpg-short'])
+      expect([id, ids.filter((c) => c === id).length]).toEqual([id, 1]);
   });
 });
