@@ -72,9 +72,16 @@ export class PodGroupBoot {
       }),
     );
     const unadmitted = await this.waitAdmitted(group, made, run);
-    if (unadmitted) return this.abandon(processes, made, unadmitted, run);
+    if (unadmitted) {
+      this.givenUp(run, group, unadmitted);
+      return this.abandon(processes, made, unadmitted, run);
+    }
     this.logger.log(
-      logEvent('pod_group.admitted', { session: run.context.session, group: group.name }),
+      logEvent('pod_group.admitted', {
+        session: run.context.session,
+        group: group.name,
+        pods: made.size,
+      }),
     );
     await this.releaseInOrder(stages, made, run);
   }
@@ -147,6 +154,7 @@ export class PodGroupBoot {
       `not booted: the Kueue pod group ${group.name} cannot be whole, ${first.spec.name} failed (${why.code}: ${why.message})`,
     );
     const all = stages.flatMap((s) => s.processes);
+    this.givenUp(run, group, short);
     await this.deletePods([...made.values()].map((m) => m.pod));
     for (const process of all) run.settled(process, failed.get(process) ?? short);
     return undefined;
@@ -250,6 +258,17 @@ export class PodGroupBoot {
       const { reason, message } = failureOf(error);
       return bootFailure(reason || 'BootFailed', message);
     }
+  }
+
+  private givenUp(run: PodGroupRun, group: PodGroupMembership, failure: BootFailure): void {
+    this.logger.warn(
+      logEvent('pod_group.given_up', {
+        session: run.context.session,
+        group: group.name,
+        code: failure.code,
+        error: failure.message,
+      }),
+    );
   }
 
   /** The processes fail with `failure`; their pods are deleted (Kueue's quota goes with them). */
