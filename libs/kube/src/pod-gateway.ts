@@ -5,6 +5,19 @@ import { deleteIfSame } from './guarded-calls';
 import { failureOf } from './kube-errors';
 import { withKubeRetry, type KubeRetryOptions } from './kube-retry';
 
+/** A guarded removal tries this often when the pod in hand is stale (it reads the pod between). */
+const REREADS = 3;
+
+/** Where one entry of a list of a pod is, for a guarded removal. */
+interface ListEntry {
+  /** Its index in the pod's list; -1 when it is not there. */
+  indexIn(pod: V1Pod): number;
+  /** The JSON pointer of the entry at an index, and of the value `test` compares there. */
+  path(index: number): string;
+  testPath(index: number): string;
+  value: string;
+}
+
 /**
  * Pods as kpm may touch them: every list is creator-labelled, deletes and patches refuse pods
  * without kpm's creator label.
@@ -92,44 +105,53 @@ export class PodGateway {
   /**
    * Removes one finalizer with a JSON patch guarded by a `test` op, so a concurrent change of the
    * finalizer list makes the patch fail (and be retried on the next event) instead of removing
-   * the wrong entry. Returns false when the pod or the finalizer is already gone.
+   * the wrong entry; with `reread`, the pod is read again and the patch made on what it says.
+   * Returns false when the pod or the finalizer is already gone.
    */
-  async removeFinalizer(pod: V1Pod, finalizer: string): Promise<boolean> {
-    const { namespace, name } = pod.metadata ?? {};
-    const index = pod.metadata?.finalizers?.indexOf(finalizer) ?? -1;
-    if (!namespace || !name || index < 0 || !this.labels.isOurs(pod.metadata?.labels)) return false;
-    const patch = [
-      { op: 'test', path: `/metadata/finalizers/${index}`, value: finalizer },
-      { op: 'remove', path: `/metadata/finalizers/${index}` },
-    ];
-    try {
-      await withKubeRetry(
-        () => this.core.patchNamespacedPod({ namespace, name, body: patch }, PatchType.json),
-        this.retry,
-      );
-      return true;
-    } catch (error) {
-      if (failureOf(error).kind === 'not-found') return false;
-      throw error;
-    }
+  async removeFinalizer(
+    pod: V1Pod,
+    finalizer: string,
+    options: { reread?: boolean } = {},
+  ): Promise<boolean> {
+    const entry: ListEntry = {
+      indexIn: (p) => p.metadata?.finalizers?.indexOf(finalizer) ?? -1,
+      path: (i) => `/metadata/finalizers/${i}`,
+      testPath: (i) => `/metadata/finalizers/${i}`,
+      value: finalizer,
+    };
+    return this.removeEntry(pod, entry, options.reread ? REREADS : 1);
   }
 
   /**
    * Lifts one scheduling gate of a pod of kpm's (a gate can only be removed, never added back),
-   * guarded as `removeFinalizer` is; when the guard fails (the pod in hand is older than the API
-   * server's), the pod is read again and the patch made on what it says. Returns false when the
-   * pod or the gate is already gone.
+   * guarded as `removeFinalizer` is, the pod read again when the guard fails. Returns false when
+   * the pod or the gate is already gone.
    */
   async removeSchedulingGate(pod: V1Pod, gate: string): Promise<boolean> {
-    const { namespace, name } = pod.metadata ?? {};
+    const entry: ListEntry = {
+      indexIn: (p) => p.spec?.schedulingGates?.findIndex((g) => g.name === gate) ?? -1,
+      path: (i) => `/spec/schedulingGates/${i}`,
+      testPath: (i) => `/spec/schedulingGates/${i}/name`,
+      value: gate,
+    };
+    return this.removeEntry(pod, entry, REREADS);
+  }
+
+  /**
+   * One entry of a list of a pod of kpm's removed by a `test`-guarded JSON patch. A guard that
+   * fails (`invalid`: the pod in hand is older than the API server's) throws after `attempts`
+   * tries; before, the pod is read again (gone, or another pod by now: false).
+   */
+  private async removeEntry(pod: V1Pod, entry: ListEntry, attempts: number): Promise<boolean> {
+    const { namespace, name, uid } = pod.metadata ?? {};
     if (!namespace || !name || !this.labels.isOurs(pod.metadata?.labels)) return false;
     let current: V1Pod | undefined = pod;
     for (let attempt = 1; ; attempt++) {
-      const index = current.spec?.schedulingGates?.findIndex((g) => g.name === gate) ?? -1;
+      const index = entry.indexIn(current);
       if (index < 0) return false;
       const patch = [
-        { op: 'test', path: `/spec/schedulingGates/${index}/name`, value: gate },
-        { op: 'remove', path: `/spec/schedulingGates/${index}` },
+        { op: 'test', path: entry.testPath(index), value: entry.value },
+        { op: 'remove', path: entry.path(index) },
       ];
       try {
         await withKubeRetry(
@@ -140,10 +162,10 @@ export class PodGateway {
       } catch (error) {
         const { kind } = failureOf(error);
         if (kind === 'not-found') return false;
-        if (kind !== 'invalid' || attempt === 3) throw error;
+        if (kind !== 'invalid' || attempt >= attempts) throw error;
       }
       current = await this.read(namespace, name);
-      if (!current || current.metadata?.uid !== pod.metadata?.uid) return false;
+      if (!current || current.metadata?.uid !== uid) return false;
     }
   }
 

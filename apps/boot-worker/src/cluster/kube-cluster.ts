@@ -15,7 +15,6 @@ import {
   ObjectWaiter,
   PodGateway,
   ServiceGateway,
-  failureOf,
   type KubeApis,
   type KubeRetryOptions,
 } from '@kpm/kube';
@@ -171,30 +170,14 @@ class KubePods implements ProcessPods {
   }
 
   async delete(pod: V1Pod, gracePeriodSeconds: number): Promise<boolean> {
-    if (pod.metadata?.finalizers?.includes(KUEUE_POD_FINALIZER)) await this.releaseFromKueue(pod);
+    // Kueue's finalizer off first; the pod in hand may be older than the API server's.
+    if (pod.metadata?.finalizers?.includes(KUEUE_POD_FINALIZER))
+      await this.gateway.removeFinalizer(pod, KUEUE_POD_FINALIZER, { reread: true });
     return this.gateway.delete(pod, gracePeriodSeconds);
   }
 
   ungate(pod: V1Pod, gate: string): Promise<boolean> {
     return this.gateway.removeSchedulingGate(pod, gate);
-  }
-
-  /**
-   * Kueue's finalizer off the pod (kueue.x-k8s.io/managed). The pod in hand may be older than the
-   * API server's: a guarded patch that no longer matches is tried again on the pod read afresh.
-   */
-  private async releaseFromKueue(pod: V1Pod): Promise<void> {
-    let current: V1Pod | undefined = pod;
-    for (let attempt = 1; current && attempt <= 3; attempt++) {
-      try {
-        await this.gateway.removeFinalizer(current, KUEUE_POD_FINALIZER);
-        return;
-      } catch (error) {
-        if (failureOf(error).kind !== 'invalid' || attempt === 3) throw error;
-      }
-      current = await this.gateway.read(pod.metadata!.namespace!, pod.metadata!.name!);
-      if (current?.metadata?.uid !== pod.metadata?.uid) return;
-    }
   }
 
   logs(pod: V1Pod, tailLines: number, limitBytes: number): Promise<string[]> {
