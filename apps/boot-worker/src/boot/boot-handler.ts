@@ -12,7 +12,7 @@ import { StopRequested, type CommandContext } from '../commands/command-context'
 import type { ProcessFacts } from '../facts/process-facts';
 import type { BootChecks } from './boot-checks';
 import { bootFailure, type BootFailure, type BootOutcome } from './boot-failure';
-import { bootStages, isConnectionServer, waitsForReady } from './boot-order';
+import { inBootStages, isConnectionServer, waitsForReady } from './boot-order';
 import { planProcesses, type PlannedProcess } from './planned-process';
 import type { BootContext } from './pod-builder';
 import type { PodGroupBoot } from './pod-group-boot';
@@ -126,24 +126,29 @@ export class BootHandler {
    * controller that fails fails everything after it without creating a pod.
    */
   private async bootInOrder(processes: PlannedProcess[], run: BootRun): Promise<void> {
-    let rest = processes;
-    for (const stage of bootStages(this.settings.connectionServerName)) {
-      const first = rest.filter(stage.selects);
-      rest = rest.filter((p) => !stage.selects(p));
+    const stages = inBootStages(processes, this.settings.connectionServerName);
+    for (const [i, stage] of stages.entries()) {
       const { failureCode } = stage;
       if (failureCode === undefined) {
-        await mapConcurrent(first, this.settings.bootConcurrency, (p) => this.bootOne(p, run));
+        await mapConcurrent(stage.processes, this.settings.bootConcurrency, (p) =>
+          this.bootOne(p, run),
+        );
         continue;
       }
-      for (const [i, process] of first.entries()) {
+      for (const [j, process] of stage.processes.entries()) {
         const outcome = await this.bootOne(process, run);
         if (outcome.ok) continue;
+        const later = new Set(stages.slice(i + 1).flatMap((s) => s.processes));
         const why = `not booted: the ${stage.what} ${process.spec.name} failed (${outcome.code}: ${outcome.message})`;
-        this.failAll([...first.slice(i + 1), ...rest], bootFailure(failureCode, why), run);
+        const rest = processes.filter((p) => later.has(p));
+        this.failAll(
+          [...stage.processes.slice(j + 1), ...rest],
+          bootFailure(failureCode, why),
+          run,
+        );
         return;
       }
     }
-    await mapConcurrent(rest, this.settings.bootConcurrency, (p) => this.bootOne(p, run));
   }
 
   /** Unexpected API failures (after retries) fail the process with the API server's reason. */

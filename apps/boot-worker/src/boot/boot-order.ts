@@ -46,3 +46,28 @@ export function bootStages(connectionServerName: string): BootStage[] {
     },
   ];
 }
+
+/** A stage of drunc's order with the processes of a boot it selects. */
+export interface StagedProcesses {
+  what: string;
+  processes: PlannedProcess[];
+  failureCode?: string;
+}
+
+/**
+ * A boot's processes by drunc's stages (each process in the first stage that selects it), then
+ * the rest, booted together (a failure among them stops nothing). Stages may be empty.
+ */
+export function inBootStages(
+  processes: readonly PlannedProcess[],
+  connectionServerName: string,
+): StagedProcesses[] {
+  let rest = [...processes];
+  const staged: StagedProcesses[] = [];
+  for (const { what, selects, failureCode } of bootStages(connectionServerName)) {
+    staged.push({ what, failureCode, processes: rest.filter(selects) });
+    rest = rest.filter((p) => !selects(p));
+  }
+  staged.push({ what: 'rest', processes: rest });
+  return staged;
+}

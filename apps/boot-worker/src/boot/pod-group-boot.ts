@@ -14,7 +14,12 @@ import { Logger } from '@nestjs/common';
 import type { Cluster } from '../cluster/cluster';
 import { StopRequested } from '../commands/command-context';
 import { bootFailure, type BootFailure, type BootOutcome } from './boot-failure';
-import { bootStages, isConnectionServer, waitsForReady } from './boot-order';
+import {
+  inBootStages,
+  isConnectionServer,
+  waitsForReady,
+  type StagedProcesses,
+} from './boot-order';
 import {
   awaitsAdmission,
   bootOrderGate,
@@ -38,13 +43,6 @@ export interface PodGroupRun {
   context: BootContext;
   signal: AbortSignal;
   settled(process: PlannedProcess, outcome: BootOutcome): void;
-}
-
-/** One stage of drunc's order with its processes, and what a failure in it means for the rest. */
-interface GroupStage {
-  what: string;
-  processes: PlannedProcess[];
-  failureCode?: string;
 }
 
 export class PodGroupBoot {
@@ -102,15 +100,10 @@ export class PodGroupBoot {
   }
 
   /** drunc's stages with their processes (boot-order.ts), then the rest; empty stages left out. */
-  private stages(processes: readonly PlannedProcess[]): GroupStage[] {
-    let rest = [...processes];
-    const stages: GroupStage[] = [];
-    for (const stage of bootStages(this.settings.connectionServerName)) {
-      stages.push({ ...stage, processes: rest.filter(stage.selects) });
-      rest = rest.filter((p) => !stage.selects(p));
-    }
-    stages.push({ what: 'rest', processes: rest });
-    return stages.filter((s) => s.processes.length > 0);
+  private stages(processes: readonly PlannedProcess[]): StagedProcesses[] {
+    return inBootStages(processes, this.settings.connectionServerName).filter(
+      (s) => s.processes.length > 0,
+    );
   }
 
   /**
@@ -119,7 +112,7 @@ export class PodGroupBoot {
    * cannot be made leaves the group short, so Kueue would never admit it: the rest are deleted.
    */
   private async makeAll(
-    stages: readonly GroupStage[],
+    stages: readonly StagedProcesses[],
     group: PodGroupMembership,
     run: PodGroupRun,
   ): Promise<Map<PlannedProcess, MadePod> | undefined> {
@@ -219,7 +212,7 @@ export class PodGroupBoot {
    * fails takes down every pod still held.
    */
   private async releaseInOrder(
-    stages: readonly GroupStage[],
+    stages: readonly StagedProcesses[],
     made: Map<PlannedProcess, MadePod>,
     run: PodGroupRun,
   ): Promise<void> {
