@@ -16,10 +16,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { CustomObjectsApi, Watch, type V1Pod } from '@kubernetes/client-node';
+import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { CommandType, ProcessEventType } from '@kpm/contracts';
 import { readStackEnv } from '@kpm/stack';
 import { BootWorkerHarness } from '../../test/support/boot-worker-harness';
+import { KueueQuota } from '../../test/support/kueue-quota';
 import { duneProcesses } from '../e2e/dune-session';
 import { machine } from '../e2e/bench-env';
 import { summarize } from '../e2e/stats';
@@ -27,7 +28,6 @@ import { summarize } from '../e2e/stats';
 type Variant = 'bound' | 'scheduled' | 'kueue-group';
 const VARIANTS: Variant[] = ['bound', 'scheduled', 'kueue-group'];
 const HOSTS = ['kpm-node-1', 'kpm-node-2', 'kpm-node-3'];
-const KUEUE = { group: 'kueue.x-k8s.io', version: 'v1beta2' };
 
 interface Options {
   sizes: number[];
@@ -152,41 +152,10 @@ async function main(): Promise<void> {
       KPM_KUEUE_CLUSTER_QUEUE: clusterQueue,
     }),
   );
-  const kueue = harnesses.get('bound')!.kubeconfig.makeApiClient(CustomObjectsApi);
-  await kueue.createClusterCustomObject({
-    ...KUEUE,
-    plural: 'resourceflavors',
-    body: {
-      apiVersion: 'kueue.x-k8s.io/v1beta2',
-      kind: 'ResourceFlavor',
-      metadata: { name: clusterQueue },
-    },
-  });
-  await kueue.createClusterCustomObject({
-    ...KUEUE,
-    plural: 'clusterqueues',
-    body: {
-      apiVersion: 'kueue.x-k8s.io/v1beta2',
-      kind: 'ClusterQueue',
-      metadata: { name: clusterQueue },
-      spec: {
-        namespaceSelector: {},
-        resourceGroups: [
-          {
-            coveredResources: ['cpu', 'memory'],
-            flavors: [
-              {
-                name: clusterQueue,
-                resources: [
-                  { name: 'cpu', nominalQuota: '100' },
-                  { name: 'memory', nominalQuota: '100Gi' },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    },
+  const quota = await KueueQuota.create(harnesses.get('bound')!.kubeconfig, {
+    name: clusterQueue,
+    cpu: '100',
+    memory: '100Gi',
   });
   const results: Measurement[] = [];
   try {
@@ -199,10 +168,7 @@ async function main(): Promise<void> {
         }
   } finally {
     for (const h of harnesses.values()) await h.close();
-    for (const plural of ['clusterqueues', 'resourceflavors'])
-      await kueue
-        .deleteClusterCustomObject({ ...KUEUE, plural, name: clusterQueue })
-        .catch(() => undefined);
+    await quota.delete();
   }
   const text = table(results, options);
   writeFileSync(options.out, text);

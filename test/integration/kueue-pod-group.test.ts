@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CustomObjectsApi, Watch, type V1Pod } from '@kubernetes/client-node';
+import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { eventually } from '@kpm/common';
 import {
   CompletionType,
@@ -15,6 +15,7 @@ import {
 } from '@kpm/kube';
 import type { BootWorkerHarness } from '../support/boot-worker-harness';
 import { KpmTrio } from '../support/kpm-trio';
+import { KueueQuota } from '../support/kueue-quota';
 import { stackEnv } from '../support/stack-env';
 import { TopicProbe, type ProbedRecord } from '../support/topic-probe';
 
@@ -30,15 +31,13 @@ import { TopicProbe, type ProbedRecord } from '../support/topic-probe';
 jest.setTimeout(240_000);
 
 const { processBooted, processBootFailed, killAccepted } = ProcessEventType;
-const KUEUE = { group: 'kueue.x-k8s.io', version: 'v1beta2' };
 const suffix = randomBytes(3).toString('hex');
-const FLAVOR = `kpg-${suffix}`;
 const CLUSTER_QUEUE = `kpg-${suffix}`;
 const ADMISSION_TIMEOUT_S = 8;
 
 let trio: KpmTrio;
 let h: BootWorkerHarness;
-let kueue: CustomObjectsApi;
+let quota: KueueQuota;
 let completions: TopicProbe;
 
 function completionOf(r: ProbedRecord): CommandCompleted | undefined {
@@ -89,27 +88,9 @@ async function recordPlacement(session: string) {
   return { seen, stop: () => controller.abort() };
 }
 
-async function workload(session: string, name: string) {
-  return (await kueue
-    .getNamespacedCustomObject({ ...KUEUE, namespace: session, plural: 'workloads', name })
-    .catch(() => undefined)) as
-    { status?: { conditions?: { type: string; status: string }[] } } | undefined;
-}
-
-async function cpuReserved(): Promise<string | undefined> {
-  const cq = (await kueue.getClusterCustomObject({
-    ...KUEUE,
-    plural: 'clusterqueues',
-    name: CLUSTER_QUEUE,
-  })) as {
-    status?: { flavorsReservation?: { resources: { name: string; total: string }[] }[] };
-  };
-  return cq.status?.flavorsReservation?.[0]?.resources.find((r) => r.name === 'cpu')?.total;
-}
-
 /** Kueue writes the ClusterQueue's status a moment after it admits or lets go. */
 async function cpuReservedBecomes(total: string): Promise<void> {
-  await eventually(async () => (await cpuReserved()) === total, {
+  await eventually(async () => (await quota.reserved('cpu')) === total, {
     what: `the ClusterQueue ${CLUSTER_QUEUE} reserving ${total} cpu`,
     timeoutMs: 60_000,
     everyMs: 250,
@@ -133,54 +114,19 @@ beforeAll(async () => {
   completions = await new TopicProbe(stackEnv().brokers, [
     topicName('completions', trio.prefix),
   ]).start();
-  kueue = h.kubeconfig.makeApiClient(CustomObjectsApi);
   // Admitted pods land on kwok's nodes only (the flavor's node labels become their selector).
-  await kueue.createClusterCustomObject({
-    ...KUEUE,
-    plural: 'resourceflavors',
-    body: {
-      apiVersion: 'kueue.x-k8s.io/v1beta2',
-      kind: 'ResourceFlavor',
-      metadata: { name: FLAVOR },
-      spec: { nodeLabels: { 'sim.kpm.daq/node': 'true' } },
-    },
-  });
-  await kueue.createClusterCustomObject({
-    ...KUEUE,
-    plural: 'clusterqueues',
-    body: {
-      apiVersion: 'kueue.x-k8s.io/v1beta2',
-      kind: 'ClusterQueue',
-      metadata: { name: CLUSTER_QUEUE },
-      spec: {
-        namespaceSelector: {},
-        resourceGroups: [
-          {
-            coveredResources: ['cpu', 'memory'],
-            flavors: [
-              {
-                name: FLAVOR,
-                resources: [
-                  { name: 'cpu', nominalQuota: '2' },
-                  { name: 'memory', nominalQuota: '4Gi' },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    },
+  quota = await KueueQuota.create(h.kubeconfig, {
+    name: CLUSTER_QUEUE,
+    cpu: '2',
+    memory: '4Gi',
+    nodeLabels: { 'sim.kpm.daq/node': 'true' },
   });
 }, 120_000);
 
 afterAll(async () => {
   await completions?.stop();
   await trio?.close();
-  for (const [plural, name] of [
-    ['clusterqueues', CLUSTER_QUEUE],
-    ['resourceflavors', FLAVOR],
-  ])
-    await kueue?.deleteClusterCustomObject({ ...KUEUE, plural, name }).catch(() => undefined);
+  await quota?.delete();
 }, 120_000);
 
 describe('an all-or-nothing boot as a Kueue pod group', () => {
@@ -215,7 +161,7 @@ describe('an all-or-nothing boot as a Kueue pod group', () => {
       expect(pod.spec?.nodeSelector).toMatchObject({ 'sim.kpm.daq/node': 'true' });
       expect(pod.spec?.nodeName).toMatch(/^kpm-node-/);
     }
-    const conditions = (await workload(session, group))?.status?.conditions ?? [];
+    const conditions = (await quota.workload(session, group))?.status?.conditions ?? [];
     expect(conditions).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: 'Admitted', status: 'True' })]),
     );
@@ -274,7 +220,7 @@ describe('an all-or-nothing boot as a Kueue pod group', () => {
       () => h.pods(session),
       (pods) => pods.length === 0,
     );
-    await eventually(async () => (await workload(session, group)) === undefined, {
+    await eventually(async () => (await quota.workload(session, group)) === undefined, {
       what: `the Workload ${group} gone with its pods`,
       timeoutMs: 60_000,
       everyMs: 250,

@@ -99,7 +99,7 @@ export class KueueComponent extends DaemonComponent {
       caBundle: readFileSync(join(certs, 'ca.crt')).toString('base64'),
     };
     await this.applyCrds(endpoint, manifests, webhook);
-    await this.applySecret(endpoint, certs);
+    await this.applySecret(endpoint);
     await this.applyWebhooks(endpoint, manifests, webhook);
     const config = `${JSON.stringify(this.config(certs), null, 2)}\n`;
     const configFile = join(stackPaths.data(KUEUE_NAME), 'config.yaml');
@@ -226,7 +226,7 @@ export class KueueComponent extends DaemonComponent {
   }
 
   /** The Secret the rotator reads: kpm's CA and certificate, which it then keeps. */
-  private async applySecret(endpoint: KubeEndpoint, certs: string): Promise<void> {
+  private async applySecret(endpoint: KubeEndpoint): Promise<void> {
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: KUEUE_NAMESPACE } };
     await expectOk(
       `namespace ${KUEUE_NAMESPACE}`,
@@ -242,7 +242,7 @@ export class KueueComponent extends DaemonComponent {
     const data = Object.fromEntries(
       ['ca.crt', 'ca.key', 'tls.crt', 'tls.key'].map((file) => [
         file,
-        readFileSync(join(file.startsWith('ca.') ? pki : certs, file)).toString('base64'),
+        readFileSync(join(pki, file)).toString('base64'),
       ]),
     );
     const secret = {
